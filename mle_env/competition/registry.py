@@ -1,0 +1,170 @@
+"""The competition registry: every known competition by id, resolved from ids and aliases.
+
+Competitions come from three places, in this order:
+
+1. the folders shipped in the package (``mle_env.competitions``);
+2. folders named in ``$MLE_ENV_COMPETITIONS`` (``os.pathsep``-separated); each is a competition folder
+   (it holds competition.toml) or a folder of competition folders;
+3. folders added at run time with :func:`register_competition`.
+
+Only folder names and TOML headers are read to list ids; a spec is fully loaded and validated the first
+time it is asked for. Two competitions that claim the same id or alias raise ``RegistrationError``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from mle_env.competition.spec import SPEC_FILE, CompetitionSpec, load_spec
+from mle_env.errors import RegistrationError, UnknownCompetition
+from mle_env.paths import EXTRA_COMPETITIONS_ENV
+
+
+def builtin_folder() -> Path:
+    """The folder of competitions shipped with the package."""
+    import mle_env.competitions as shipped
+
+    return Path(shipped.__file__).parent
+
+
+def _competition_folders(root: Path) -> Iterator[Path]:
+    if (root / SPEC_FILE).is_file():
+        yield root
+        return
+    if root.is_dir():
+        for child in sorted(root.iterdir()):
+            if (child / SPEC_FILE).is_file():
+                yield child
+
+
+class Registry:
+    """Ids, aliases and folders of all known competitions; specs are loaded lazily and cached."""
+
+    def __init__(self) -> None:
+        self._folders: dict[str, Path] = {}
+        self._aliases: dict[str, str] = {}
+        self._versions: dict[str, int] = {}
+        self._specs: dict[str, CompetitionSpec] = {}
+        self._loaded_roots: set[Path] = set()
+
+    # -- building --------------------------------------------------------------------------------------
+    def add_root(self, root: Path) -> list[str]:
+        """Register every competition folder at or under ``root``; returns the ids added."""
+        root = Path(root).expanduser().resolve()
+        if not root.exists():
+            raise RegistrationError(f"competition folder {root} does not exist")
+        if root in self._loaded_roots:
+            return []
+        added = [self._add_folder(folder) for folder in _competition_folders(root)]
+        self._loaded_roots.add(root)
+        return added
+
+    def _add_folder(self, folder: Path) -> str:
+        from mle_env.competition.spec import read_toml
+
+        header = read_toml(folder / SPEC_FILE)
+        cid = header.get("id") or folder.name
+        if cid in self._folders and self._folders[cid] != folder:
+            raise RegistrationError(
+                f"competition id '{cid}' is defined twice: {self._folders[cid]} and {folder}; rename one of them"
+            )
+        self._folders[cid] = folder
+        self._versions[cid] = int(header.get("version", 0))
+        for alias in header.get("aliases", ()):
+            owner = self._aliases.get(alias)
+            if (owner is not None and owner != cid) or (alias in self._folders and alias != cid):
+                raise RegistrationError(f"alias '{alias}' of '{cid}' ({folder}) is already taken by '{owner or alias}'")
+            self._aliases[alias] = cid
+        self._specs.pop(cid, None)
+        return cid
+
+    # -- lookup ----------------------------------------------------------------------------------------
+    def ids(self) -> list[str]:
+        """All competition ids, sorted."""
+        return sorted(self._folders)
+
+    def resolve(self, name: str) -> str:
+        """The id that ``name`` (an id or an alias) stands for.
+
+        Raises:
+            UnknownCompetition: nothing matches; the message lists close ids and how to see them all.
+        """
+        if name in self._folders:
+            return name
+        if name in self._aliases:
+            return self._aliases[name]
+        known = list(self._folders) + list(self._aliases)
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        if not close:  # a prefix or substring of an id is a good guess too ("aerial" -> aerial-cactus-...)
+            close = [k for k in known if name.lower() in k.lower()][:3]
+        hint = f" Did you mean: {', '.join(repr(c) for c in close)}?" if close else ""
+        raise UnknownCompetition(f"Unknown competition '{name}'.{hint} Run `mle-env list` to see every competition.")
+
+    def spec(self, name: str) -> CompetitionSpec:
+        """The validated spec of the competition that ``name`` resolves to (loaded once, then cached)."""
+        cid = self.resolve(name)
+        if cid not in self._specs:
+            self._specs[cid] = load_spec(self._folders[cid])
+        return self._specs[cid]
+
+    def specs(self, split: str | None = None) -> list[CompetitionSpec]:
+        """Every spec (optionally only one split), sorted by id."""
+        specs = [self.spec(cid) for cid in self.ids()]
+        return [s for s in specs if split is None or s.split == split]
+
+    def version(self, name: str) -> int:
+        """The spec version from the TOML header (read without full validation)."""
+        return self._versions[self.resolve(name)]
+
+    def folder(self, name: str) -> Path:
+        return self._folders[self.resolve(name)]
+
+
+_REGISTRY: Registry | None = None
+
+
+def registry() -> Registry:
+    """The process-wide registry, built on first use from the package and ``$MLE_ENV_COMPETITIONS``."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        reg = Registry()
+        reg.add_root(builtin_folder())
+        for entry in os.environ.get(EXTRA_COMPETITIONS_ENV, "").split(os.pathsep):
+            if entry.strip():
+                reg.add_root(Path(entry.strip()))
+        _REGISTRY = reg
+    return _REGISTRY
+
+
+def reset_registry() -> None:
+    """Forget the process-wide registry (it is rebuilt, re-reading the environment, on next use)."""
+    global _REGISTRY
+    _REGISTRY = None
+
+
+def register_competition(folder: str | os.PathLike[str]) -> list[str]:
+    """Add a competition folder (or a folder of them) from outside the package; returns the ids added.
+
+    The folder uses the same format as the shipped ones. Newly added ids are also registered with
+    Gymnasium as ``mle_env/<id>-v<version>``.
+    """
+    added = registry().add_root(Path(folder))
+    from mle_env.gym_registration import register_gym_ids
+
+    register_gym_ids(added)
+    return added
+
+
+def list_competitions(split: str | None = None) -> list[str]:
+    """Ids of every registered competition, or of one split (lite, medium, high, practice), sorted."""
+    if split is None:
+        return registry().ids()
+    return [spec.id for spec in registry().specs(split)]
+
+
+def get_spec(name: str) -> CompetitionSpec:
+    """Shorthand for ``registry().spec(name)``."""
+    return registry().spec(name)

@@ -1,0 +1,200 @@
+"""Grading a submission file: validate -> metric -> round to 5 decimals -> leaderboard -> medal.
+
+This runs on the host, never inside a sandbox: it reads the private answers. ``grade`` never raises for
+anything the submission does wrong; it raises only for the caller's mistakes (unknown competition,
+unprepared data, an unreadable leaderboard the caller named explicitly).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from mle_env.competition.registry import get_spec
+from mle_env.competition.spec import CompetitionSpec
+from mle_env.errors import GraderError, NotPrepared
+from mle_env.grading.leaderboard import find_leaderboard, missing_leaderboard_note, read_leaderboard
+from mle_env.grading.medals import (
+    Medal,
+    is_above_median,
+    medal_for,
+    medal_thresholds,
+    rank_and_percentile,
+    round_score,
+)
+from mle_env.grading.metrics import Metric, get_metric
+from mle_env.grading.report import GradeReport
+from mle_env.grading.validation import (
+    AlignedSubmission,
+    InvalidSubmission,
+    read_answers,
+    size_limit,
+    target_columns,
+    validate_submission,
+)
+from mle_env.paths import CompetitionPaths
+
+
+class Grader:
+    """Grades submissions for one prepared competition; answers are read once and kept.
+
+    Args:
+        spec: the competition.
+        home: the cache folder (default ``$MLE_ENV_HOME``).
+        leaderboard: a leaderboard CSV to use instead of the one found by the usual search.
+
+    Raises:
+        NotPrepared: the competition's data has not been prepared (the message gives the command).
+    """
+
+    def __init__(self, spec: CompetitionSpec, home: Path | None = None, leaderboard: Path | None = None) -> None:
+        self.spec = spec
+        self.paths = CompetitionPaths(spec.id, home)
+        if not self.paths.is_prepared():
+            raise NotPrepared(
+                f"'{spec.id}' is not prepared (no {self.paths.manifest}); run `mle-env prepare {spec.id}` first"
+            )
+        answers_path = self.paths.private / spec.submission.answers
+        self.answers = read_answers(answers_path, spec.submission)
+        self.max_bytes = size_limit(answers_path)
+        sample_path = self.paths.public / spec.submission.sample_submission
+        sample = pd.read_csv(sample_path, nrows=0) if sample_path.is_file() else None
+        self.targets = target_columns(spec.submission, sample)
+        self.metric = load_metric(spec)
+        lb_path = find_leaderboard(spec, leaderboard, home)
+        self.leaderboard = read_leaderboard(lb_path) if lb_path is not None else None
+        self.thresholds = (
+            medal_thresholds(self.leaderboard.scores, spec.metric.lower_is_better) if self.leaderboard else None
+        )
+
+    def check(self, submission: Path) -> AlignedSubmission:
+        """Validate only; raises InvalidSubmission with the reason."""
+        return validate_submission(Path(submission), self.spec.submission, self.answers, self.targets, self.max_bytes)
+
+    def score(self, aligned: AlignedSubmission) -> float:
+        """The metric on a validated submission, rounded to 5 decimals.
+
+        Raises:
+            GraderError: the metric raised or returned a non-finite value.
+        """
+        params = dict(self.spec.metric.params)
+        if self.metric.needs_classes:
+            params["classes"] = list(aligned.target_columns)
+        try:
+            value = self.metric(aligned.y_true, aligned.y_pred, **params)
+        except Exception as e:  # noqa: BLE001 - any metric failure is the grader's, reported as such
+            raise GraderError(f"metric '{self.metric.name}' failed: {type(e).__name__}: {e}") from e
+        if not math.isfinite(value):
+            raise GraderError(f"metric '{self.metric.name}' returned {value}")
+        return round_score(value)
+
+    def validate(self, submission: Path) -> str:
+        """What the agent may learn before the end: "valid", or why not. Never the score."""
+        try:
+            aligned = self.check(submission)
+        except InvalidSubmission as e:
+            return e.reason
+        try:
+            self.score(aligned)
+        except GraderError as e:
+            return f"the submission is well-formed but the grader failed on it ({e}); this is not your error"
+        return "valid"
+
+    def grade(self, submission: Path) -> GradeReport:
+        """Grade the file at ``submission`` (see GradeReport for every field)."""
+        submission = Path(submission)
+        base = dict(
+            competition_id=self.spec.id,
+            competition_version=self.spec.version,
+            submission_path=str(submission),
+            is_lower_better=self.spec.metric.lower_is_better,
+            **self._threshold_fields(),
+        )
+        exists = submission.is_file() and submission.suffix.lower() == ".csv"
+        if not exists:
+            reason = (
+                f"there is no submission file at {submission}"
+                if not submission.is_file()
+                else f"{submission.name} is not a .csv file"
+            )
+            return GradeReport(status="missing", submission_exists=False, invalid_reason=reason, **base)
+        try:
+            aligned = self.check(submission)
+        except InvalidSubmission as e:
+            return GradeReport(status="invalid", submission_exists=True, invalid_reason=e.reason, **base)
+        try:
+            score = self.score(aligned)
+        except GraderError as e:
+            return GradeReport(
+                status="grader_error", submission_exists=True, valid_submission=True, grader_error=str(e), **base
+            )
+        extra: dict[str, object] = {}
+        if self.thresholds is not None and self.leaderboard is not None:
+            rank, percentile = rank_and_percentile(score, self.leaderboard.scores, self.spec.metric.lower_is_better)
+            extra = dict(
+                medal=medal_for(score, self.thresholds),
+                above_median=is_above_median(score, self.thresholds),
+                rank=rank,
+                percentile=percentile,
+            )
+        return GradeReport(status="scored", score=score, submission_exists=True, valid_submission=True, **extra, **base)
+
+    def _threshold_fields(self) -> dict[str, object]:
+        t = self.thresholds
+        if t is None:
+            return {"leaderboard_note": missing_leaderboard_note(self.spec)}
+        return dict(
+            gold_threshold=t.gold,
+            silver_threshold=t.silver,
+            bronze_threshold=t.bronze,
+            median_threshold=t.median,
+            leaderboard_teams=t.n_teams,
+        )
+
+
+def load_metric(spec: CompetitionSpec) -> Metric:
+    """The spec's metric; a folder's metric script is imported first so it can register it."""
+    if spec.metric.script:
+        _import_script(spec.folder / spec.metric.script)
+    return get_metric(spec.metric.name)
+
+
+@functools.cache
+def _import_script(path: Path) -> None:
+    module_spec = importlib.util.spec_from_file_location(f"mle_env_metric_{path.parent.name.replace('-', '_')}", path)
+    assert module_spec is not None and module_spec.loader is not None
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+
+
+def grade(
+    competition_id: str, submission_path: str | Path, *, leaderboard: str | Path | None = None,
+    home: str | Path | None = None,
+) -> GradeReport:
+    """Grade ``submission_path`` for a prepared competition, exactly as MLE-bench does.
+
+    Args:
+        competition_id: an id or alias.
+        submission_path: the CSV to grade.
+        leaderboard: a leaderboard CSV to compare against instead of the installed one.
+        home: the cache folder (default ``$MLE_ENV_HOME`` or ``~/.cache/mle-env``).
+
+    Returns:
+        A GradeReport; a malformed submission gives ``status="invalid"`` with ``invalid_reason``.
+
+    Raises:
+        UnknownCompetition: no competition has that id or alias.
+        NotPrepared: the competition's data is not prepared.
+    """
+    spec = get_spec(competition_id)
+    grader = Grader(
+        spec, Path(home) if home is not None else None, Path(leaderboard) if leaderboard is not None else None
+    )
+    return grader.grade(Path(submission_path))
+
+
+__all__ = ["Grader", "GradeReport", "Medal", "grade", "load_metric"]

@@ -1,0 +1,310 @@
+"""The one validation path every submission goes through before a metric sees it.
+
+:func:`validate_submission` reads a submission CSV, checks it against the competition's
+:class:`~mle_env.competition.spec.SubmissionSpec` and the answers, and returns the targets aligned row
+by row with the answers. Anything wrong raises :class:`InvalidSubmission` with a one-line reason that
+says what to fix; the grader turns it into ``valid_submission=false``. Nothing else escapes: a file
+that is missing, huge, binary, not a CSV, empty, or has wrong columns, rows, ids or values is an
+invalid submission, never an exception out of ``grade``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mle_env.competition.spec import SubmissionSpec
+
+MAX_SUBMISSION_BYTES_ENV = "MLE_ENV_MAX_SUBMISSION_MB"
+_MIN_SIZE_LIMIT = 100 * 2**20
+_ROW_SUM_TOLERANCE = 1e-6
+_MAX_ROW_MESSAGE = 3
+
+
+class InvalidSubmission(Exception):
+    """A submission the grader cannot score; ``reason`` is one line saying what to fix."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = " ".join(reason.split())
+        super().__init__(self.reason)
+
+
+@dataclass(frozen=True)
+class AlignedSubmission:
+    """Targets of a valid submission, in the answers' row order."""
+
+    y_true: np.ndarray
+    y_pred: np.ndarray
+    target_columns: tuple[str, ...]
+
+
+def size_limit(answers_path: Path) -> int:
+    """Largest submission accepted, in bytes: ``$MLE_ENV_MAX_SUBMISSION_MB`` MiB if set, else the larger
+    of 100 MiB and 20 times the answers file."""
+    value = os.environ.get(MAX_SUBMISSION_BYTES_ENV)
+    if value:
+        return int(float(value) * 2**20)
+    return max(_MIN_SIZE_LIMIT, 20 * answers_path.stat().st_size)
+
+
+def read_answers(path: Path, spec: SubmissionSpec) -> pd.DataFrame:
+    """Read the answers file; ids (and text targets) are kept as text, so '007' and '7' stay different
+    and a literal 'NA' stays the string 'NA'."""
+    if spec.kind == "text":
+        return pd.read_csv(path, dtype=str, keep_default_na=False)
+    return pd.read_csv(path, dtype={spec.id_column: str}, keep_default_na=False, na_values=[""])
+
+
+def target_columns(spec: SubmissionSpec, sample_submission: pd.DataFrame | None) -> tuple[str, ...]:
+    """The columns a submission must fill: the spec's list, or the sample submission's other columns."""
+    if spec.target_columns is not None:
+        return spec.target_columns
+    if sample_submission is None:
+        raise ValueError("the spec lists no target_columns and there is no sample submission to read them from")
+    skip = {spec.id_column, *spec.extra_columns}
+    return tuple(c for c in sample_submission.columns if c not in skip)
+
+
+def validate_submission(
+    path: Path, spec: SubmissionSpec, answers: pd.DataFrame, targets: tuple[str, ...], max_bytes: int
+) -> AlignedSubmission:
+    """Check the submission at ``path`` and align it with ``answers``.
+
+    Raises:
+        InvalidSubmission: with a one-line reason, for every way a submission can be malformed.
+    """
+    frame = _read_csv(Path(path), max_bytes)
+    _check_columns(frame, spec, targets)
+    if len(frame) != len(answers):
+        raise InvalidSubmission(
+            f"the submission has {len(frame)} rows but the test set has {len(answers)}; write one row per test id"
+        )
+    order = _align_ids(frame[spec.id_column], answers[spec.id_column], spec.unique_ids)
+    predictions = _convert_targets(frame.loc[:, list(targets)], spec)
+    if spec.rows_sum_to_one:
+        _check_rows_sum_to_one(predictions)
+    y_pred = predictions.to_numpy()[order]
+    answer_cols = list(spec.answer_columns or targets)
+    y_true = answers.loc[:, answer_cols].to_numpy()
+    if y_pred.shape[1] == 1:
+        y_pred = y_pred[:, 0]
+    if y_true.shape[1] == 1:
+        y_true = y_true[:, 0]
+    return AlignedSubmission(y_true=y_true, y_pred=y_pred, target_columns=targets)
+
+
+# --- reading -----------------------------------------------------------------------------------------
+def _read_csv(path: Path, max_bytes: int) -> pd.DataFrame:
+    if path.is_symlink():
+        raise InvalidSubmission(f"{path.name} is a symbolic link; write a regular CSV file")
+    if not path.is_file():
+        raise InvalidSubmission(f"there is no submission file at {path}")
+    if path.suffix.lower() != ".csv":
+        raise InvalidSubmission(f"{path.name} is not a .csv file; write the submission as CSV")
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise InvalidSubmission(
+            f"the submission is {size / 2**20:.1f} MiB, over the {max_bytes / 2**20:.0f} MiB limit; "
+            "write only the id and target columns"
+        )
+    if size == 0:
+        raise InvalidSubmission("the submission file is empty; write a header row and one row per test id")
+    with path.open("rb") as f:
+        head = f.read(8192)
+    if b"\x00" in head:
+        raise InvalidSubmission("the submission is binary, not a CSV text file")
+    header = _header(path)
+    duplicated = sorted(c for c, n in Counter(header).items() if n > 1)
+    if duplicated:
+        raise InvalidSubmission(f"the header repeats column(s) {', '.join(map(repr, duplicated))}")
+    try:
+        return pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InvalidSubmission("the submission is not UTF-8 text; save it as a UTF-8 CSV") from None
+    except pd.errors.EmptyDataError:
+        raise InvalidSubmission("the submission has no columns; write a header row and one row per test id") from None
+    except (pd.errors.ParserError, csv.Error, ValueError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise InvalidSubmission(f"the submission is not a well-formed CSV ({first})") from None
+
+
+def _header(path: Path) -> list[str]:
+    try:
+        with path.open(encoding="utf-8", newline="") as f:
+            first = f.readline()
+    except UnicodeDecodeError:
+        raise InvalidSubmission("the submission is not UTF-8 text; save it as a UTF-8 CSV") from None
+    try:
+        return next(csv.reader(io.StringIO(first)), [])
+    except csv.Error as e:
+        raise InvalidSubmission(f"the header row is not valid CSV ({e})") from None
+
+
+# --- columns and ids ---------------------------------------------------------------------------------
+def _check_columns(frame: pd.DataFrame, spec: SubmissionSpec, targets: tuple[str, ...]) -> None:
+    required = [spec.id_column, *targets]
+    present = list(frame.columns)
+    missing = [c for c in required if c not in present]
+    if missing:
+        hint = ""
+        lower = {c.lower(): c for c in present}
+        near = [f"'{lower[m.lower()]}' for '{m}'" for m in missing if m.lower() in lower]
+        if near:
+            hint = f" (found {', '.join(near)}: column names are case-sensitive)"
+        shown = ", ".join(map(repr, missing[:_MAX_ROW_MESSAGE])) + (" ..." if len(missing) > _MAX_ROW_MESSAGE else "")
+        raise InvalidSubmission(
+            f"missing {len(missing)} column(s): {shown}{hint}; the sample submission shows the expected header"
+        )
+    allowed = set(required) | set(spec.extra_columns)
+    extra = [c for c in present if c not in allowed]
+    if extra:
+        raise InvalidSubmission(
+            f"unexpected column(s) {', '.join(map(repr, extra[:_MAX_ROW_MESSAGE]))}; keep only "
+            f"{', '.join(map(repr, required[:4]))}{' ...' if len(required) > 4 else ''}"
+        )
+
+
+def _canonical_number(value: str) -> str | None:
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    if not np.isfinite(number):
+        return None
+    return str(int(number)) if number.is_integer() else repr(number)
+
+
+def _canonical_ids(ids: pd.Series) -> pd.Series | None:
+    """Ids written as numbers, canonicalised (so '7.0' matches '7'); None if any id is not a number."""
+    converted = ids.map(_canonical_number)
+    return None if converted.isna().any() else converted
+
+
+def _align_ids(submitted: pd.Series, expected: pd.Series, unique: bool) -> np.ndarray:
+    """Row indices into the submission, in the answers' order; raises on missing/duplicate/unknown ids."""
+    submitted = submitted.astype(str).reset_index(drop=True)
+    expected = expected.astype(str).reset_index(drop=True)
+    empty = submitted.index[submitted.str.strip() == ""]
+    if len(empty):
+        raise InvalidSubmission(f"{len(empty)} row(s) have an empty id (first at data row {empty[0] + 1})")
+    if Counter(submitted) != Counter(expected):
+        left, right = _canonical_ids(submitted), _canonical_ids(expected)
+        if left is not None and right is not None and Counter(left) == Counter(right):
+            submitted, expected = left, right
+    if unique:
+        dupes = submitted[submitted.duplicated()]
+        if len(dupes):
+            raise InvalidSubmission(
+                f"{len(dupes)} duplicate id(s), e.g. {dupes.iloc[0]!r}; write each test id exactly once"
+            )
+    have, want = Counter(submitted), Counter(expected)
+    unknown, missing = have - want, want - have
+    if unknown or missing:
+        parts = []
+        if missing:
+            parts.append(f"{sum(missing.values())} test id(s) are missing, e.g. {next(iter(missing))!r}")
+        if unknown:
+            parts.append(f"{sum(unknown.values())} id(s) are not test ids, e.g. {next(iter(unknown))!r}")
+        raise InvalidSubmission("; ".join(parts) + "; take the ids from the sample submission")
+    if unique:
+        position = pd.Series(np.arange(len(submitted)), index=submitted.to_numpy())
+        return position.loc[expected.to_numpy()].to_numpy()
+    # repeated ids: pair the k-th occurrence in the submission with the k-th in the answers
+    sub_order = np.argsort(submitted.to_numpy(), kind="stable")
+    ans_order = np.argsort(expected.to_numpy(), kind="stable")
+    order = np.empty(len(expected), dtype=np.int64)
+    order[ans_order] = sub_order
+    return order
+
+
+# --- values ------------------------------------------------------------------------------------------
+def _first_rows(mask: np.ndarray) -> str:
+    rows = np.flatnonzero(mask)[:_MAX_ROW_MESSAGE] + 1
+    return ", ".join(str(r) for r in rows) + (" ..." if mask.sum() > _MAX_ROW_MESSAGE else "")
+
+
+def _convert_targets(frame: pd.DataFrame, spec: SubmissionSpec) -> pd.DataFrame:
+    if spec.kind == "text":
+        return frame
+    if spec.kind == "label":
+        allowed = {str(v) for v in spec.allowed_values or ()}
+        for col in frame.columns:
+            bad = ~frame[col].isin(allowed).to_numpy()
+            if bad.any():
+                example = frame[col].to_numpy()[bad][0]
+                raise InvalidSubmission(
+                    f"column '{col}': {example!r} is not an allowed label (data rows {_first_rows(bad)}); "
+                    f"allowed: {', '.join(sorted(allowed)[:8])}{' ...' if len(allowed) > 8 else ''}"
+                )
+        return frame
+    out = {}
+    for col in frame.columns:
+        raw = frame[col]
+        empty = (raw.str.strip() == "").to_numpy()
+        if empty.any():
+            raise InvalidSubmission(
+                f"column '{col}' has {int(empty.sum())} empty cell(s) (data rows {_first_rows(empty)})"
+            )
+        values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+        nan_text = raw.str.strip().str.lower().isin(["nan", "-nan", "+nan"]).to_numpy()
+        not_number = np.isnan(values) & ~nan_text
+        if not_number.any():
+            raise InvalidSubmission(
+                f"column '{col}' must be numeric but holds {raw.to_numpy()[not_number][0]!r} "
+                f"(data rows {_first_rows(not_number)})"
+            )
+        if nan_text.any():
+            raise InvalidSubmission(
+                f"column '{col}' holds NaN (data rows {_first_rows(nan_text)}); every cell needs a number"
+            )
+        infinite = np.isinf(values)
+        if infinite.any():
+            raise InvalidSubmission(f"column '{col}' holds infinity (data rows {_first_rows(infinite)})")
+        _check_range(col, values, spec)
+        out[col] = values
+    return pd.DataFrame(out, index=frame.index)
+
+
+def _check_range(col: str, values: np.ndarray, spec: SubmissionSpec) -> None:
+    low, high = spec.value_range if spec.value_range is not None else (-np.inf, np.inf)
+    if spec.kind == "probability":
+        low, high = max(low, 0.0), min(high, 1.0)
+    outside = (values < low) | (values > high)
+    if outside.any():
+        what = "probabilities" if spec.kind == "probability" else "values"
+        raise InvalidSubmission(
+            f"column '{col}' holds {values[outside][0]:g}, outside [{low:g}, {high:g}] "
+            f"(data rows {_first_rows(outside)}); {what} must lie in that range"
+        )
+    if spec.kind == "integer":
+        fractional = values != np.round(values)
+        if fractional.any():
+            raise InvalidSubmission(
+                f"column '{col}' must hold whole numbers but holds {values[fractional][0]:g} "
+                f"(data rows {_first_rows(fractional)})"
+            )
+    if spec.allowed_values is not None:
+        allowed = np.asarray([float(v) for v in spec.allowed_values])
+        bad = ~np.isin(values, allowed)
+        if bad.any():
+            raise InvalidSubmission(
+                f"column '{col}' holds {values[bad][0]:g}, which is not one of "
+                f"{', '.join(f'{v:g}' for v in allowed[:8])} (data rows {_first_rows(bad)})"
+            )
+
+
+def _check_rows_sum_to_one(predictions: pd.DataFrame) -> None:
+    sums = predictions.to_numpy().sum(axis=1)
+    off = ~np.isclose(sums, 1.0, atol=_ROW_SUM_TOLERANCE)
+    if off.any():
+        raise InvalidSubmission(
+            f"class probabilities must sum to 1 in every row, but data row {int(np.flatnonzero(off)[0]) + 1} "
+            f"sums to {sums[off][0]:.6g}"
+        )

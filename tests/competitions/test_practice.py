@@ -1,0 +1,76 @@
+"""Practice competitions: real data from PyPI, a fixed split, and a reference leaderboard that the
+documented population of reference solutions reproduces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from mle_env.competition.registry import get_spec, list_competitions
+from mle_env.grading.grader import Grader
+from mle_env.grading.leaderboard import read_leaderboard
+from mle_env.prepare.runner import prepare
+from mle_env.reference import load_solutions
+
+PRACTICE = list_competitions("practice")
+
+
+@pytest.fixture(scope="module")
+def practice_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("practice-home")
+    for cid in PRACTICE:
+        prepare(cid, home=home)
+    return home
+
+
+@pytest.fixture
+def grader_for(practice_home: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("MLE_ENV_HOME", str(practice_home))
+    return lambda cid: Grader(get_spec(cid))
+
+
+def test_there_are_tabular_image_and_text_practice_competitions() -> None:
+    assert {get_spec(c).domain for c in PRACTICE} >= {"tabular", "image", "text"}
+
+
+@pytest.mark.parametrize("cid", PRACTICE)
+def test_prepared_data_has_no_answers_in_public(cid: str, grader_for) -> None:
+    grader = grader_for(cid)
+    spec = grader.spec
+    public, private = grader.paths.public, grader.paths.private
+    answers = pd.read_csv(private / spec.submission.answers, dtype={spec.submission.id_column: str})
+    sample = pd.read_csv(public / spec.submission.sample_submission, dtype={spec.submission.id_column: str})
+    assert list(sample[spec.submission.id_column]) == list(answers[spec.submission.id_column])
+    if (public / "test.csv").is_file():
+        test = pd.read_csv(public / "test.csv")
+        assert not set(spec.submission.target_columns) & set(test.columns)
+    train = pd.read_csv(public / "train.csv", dtype={spec.submission.id_column: str})
+    assert set(train[spec.submission.id_column]).isdisjoint(answers[spec.submission.id_column])
+    assert grader.validate(public / spec.submission.sample_submission) == "valid"
+
+
+@pytest.mark.parametrize("cid", PRACTICE)
+def test_leaderboard_format_and_band(cid: str, grader_for) -> None:
+    spec = get_spec(cid)
+    frame = pd.read_csv(spec.bundled_leaderboard)
+    assert list(frame.columns[:6]) == ["scoreNullable", "teamId", "hasTeamName", "submissionDate", "score", "hasScore"]
+    assert frame["teamName"].is_unique
+    board = read_leaderboard(spec.bundled_leaderboard)
+    assert board.inferred_lower_is_better() == spec.metric.lower_is_better
+    assert 100 <= len(board.scores) < 250  # Kaggle's 100-249 band: gold = top 10
+    t = grader_for(cid).thresholds
+    assert t.gold != t.bronze, "thresholds must separate strong and weak solutions"
+
+
+@pytest.mark.parametrize("cid", PRACTICE)
+def test_reference_solutions_reproduce_the_leaderboard(cid: str, grader_for, tmp_path: Path) -> None:
+    grader = grader_for(cid)
+    shipped = pd.read_csv(grader.spec.bundled_leaderboard).set_index("teamName")["score"]
+    solutions = load_solutions(cid)
+    assert len(solutions) == len(shipped)
+    for solution in solutions[::23]:  # a spread of members, weak to strong
+        path = tmp_path / "s.csv"
+        solution.predict(grader.paths.public).to_csv(path, index=False)
+        assert grader.score(grader.check(path)) == pytest.approx(shipped[solution.name], abs=1e-5), solution.name

