@@ -18,6 +18,8 @@ __version__ = "0.1.0"
 
 # name -> (module, attribute); imported on first access (PEP 562)
 _LAZY: dict[str, tuple[str, str]] = {
+    "make": ("mle_env.env", "make"),
+    "MLEEnv": ("mle_env.env", "MLEEnv"),
     "grade": ("mle_env.grading.grader", "grade"),
     "GradeReport": ("mle_env.grading.report", "GradeReport"),
     "Medal": ("mle_env.grading.medals", "Medal"),

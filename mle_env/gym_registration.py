@@ -23,6 +23,8 @@ def register_gym_ids(ids: Iterable[str] | None = None) -> list[str]:
     for cid in reg.ids() if ids is None else ids:
         gym_id = f"mle_env/{cid}-v{reg.version(cid)}"
         if gym_id not in gymnasium.registry:
-            gymnasium.register(id=gym_id, entry_point=ENTRY_POINT, kwargs={"competition_id": cid})
+            # nondeterministic: program output and wall-clock budgets differ between runs of the same seed
+            gymnasium.register(id=gym_id, entry_point=ENTRY_POINT, kwargs={"competition_id": cid},
+                               nondeterministic=True)
         out.append(gym_id)
     return out

@@ -1,10 +1,49 @@
 #!/usr/bin/env bash
-# Runs the whole test suite on a fresh machine: installs the package and everything the tests need,
-# then runs pytest. CI (.ci/run) calls exactly this script; nothing may be skipped there.
+# Runs the whole test suite on a fresh machine (Debian, root): installs the package and everything the
+# tests need, starts the services they use, runs pytest, and stops what it started.
+# CI (.ci/run) calls exactly this script; there, no test may be skipped for a missing service.
+#
+#   bash scripts/test.sh [pytest arguments]
+#
+# What is slow is reused when already present: the Docker engine, the agent image.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+LOGS=${MLE_ENV_TEST_LOGS:-/tmp/mle-env-test-logs}
+mkdir -p "$LOGS"
+STARTED=()
 
-export MLE_ENV_REQUIRE_SHARED=${MLE_ENV_REQUIRE_SHARED:-1}   # ../shared must be beside the repo
+cleanup() {
+  for pid in "${STARTED[@]:-}"; do
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+  done
+}
+trap cleanup EXIT
+
+apt_install() {
+  if [ -z "${APT_UPDATED:-}" ]; then apt-get update -qq >"$LOGS/apt.log" 2>&1; APT_UPDATED=1; fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >>"$LOGS/apt.log" 2>&1
+}
+
+echo "== python packages"
 python -m pip install --quiet --disable-pip-version-check -e ".[dev,kaggle]"
 
+echo "== docker engine"
+if ! docker info >/dev/null 2>&1; then
+  command -v dockerd >/dev/null || apt_install docker.io
+  nohup dockerd >"$LOGS/dockerd.log" 2>&1 &
+  STARTED+=($!)
+  for _ in $(seq 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
+  docker info >/dev/null 2>&1 || { echo "dockerd did not start; see $LOGS/dockerd.log"; exit 1; }
+fi
+
+echo "== agent image"
+if ! docker image inspect mle-env-agent:cpu >/dev/null 2>&1; then
+  command -v debootstrap >/dev/null || apt_install debootstrap
+  mle-env image build --offline
+fi
+
+export MLE_ENV_REQUIRE_SHARED=${MLE_ENV_REQUIRE_SHARED:-1}   # ../shared must be beside the repo
+export MLE_ENV_REQUIRE_DOCKER=${MLE_ENV_REQUIRE_DOCKER:-1}   # no docker test may be skipped
+
+echo "== tests"
 python -m pytest -q "$@"

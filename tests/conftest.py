@@ -152,3 +152,42 @@ def make_competition(tmp_path: Path) -> Callable[..., Path]:
 def raw_dir(folder: Path) -> Path:
     """Where ``make_competition`` wrote the raw files of the competition in ``folder``."""
     return folder.parents[1] / "raw" / folder.name
+
+
+# --- environments ------------------------------------------------------------------------------------
+def docker_ready() -> tuple[bool, str]:
+    """Whether the docker sandbox can run here (an engine answers and the agent image is present)."""
+    from mle_env.errors import PrerequisiteError
+    from mle_env.sandbox.images import DEFAULT_IMAGE, docker_client, image_exists
+
+    try:
+        client = docker_client(timeout=10)
+    except PrerequisiteError as e:
+        return False, f"no Docker engine: {e}"
+    if not image_exists(DEFAULT_IMAGE, client):
+        return False, f"the image {DEFAULT_IMAGE} is missing (mle-env image build --offline)"
+    return True, ""
+
+
+@pytest.fixture(scope="session")
+def docker_engine() -> None:
+    ok, reason = docker_ready()
+    require(ok, reason, "MLE_ENV_REQUIRE_DOCKER")
+
+
+@pytest.fixture(params=["local", "docker"])
+def backend(request: pytest.FixtureRequest) -> str:
+    """Each sandbox backend; docker skips without an engine (fails instead in CI)."""
+    if request.param == "docker":
+        request.getfixturevalue("docker_engine")
+    return request.param
+
+
+@pytest.fixture
+def tiny_prepared(make_competition: Callable[..., Path], home: Path) -> str:
+    """A prepared tiny competition (40 rows, AUC, a 5-team leaderboard); returns its id."""
+    from mle_env.prepare.runner import prepare
+
+    folder = make_competition()
+    prepare("tiny-comp", raw_dir=raw_dir(folder))
+    return "tiny-comp"

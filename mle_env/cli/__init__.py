@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from mle_env import __version__
 
-_COMMAND_MODULES = ("competitions",)
+_COMMAND_MODULES = ("competitions", "sandboxes")
 
 
 def build_parser() -> argparse.ArgumentParser:

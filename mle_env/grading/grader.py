@@ -64,6 +64,8 @@ class Grader:
         sample_path = self.paths.public / spec.submission.sample_submission
         sample = pd.read_csv(sample_path, nrows=0) if sample_path.is_file() else None
         self.targets = target_columns(spec.submission, sample)
+        #: the header a submission should have (the sample submission's, else id + targets)
+        self.header = list(sample.columns) if sample is not None else [spec.submission.id_column, *self.targets]
         self.metric = load_metric(spec)
         lb_path = find_leaderboard(spec, leaderboard, home)
         self.leaderboard = read_leaderboard(lb_path) if lb_path is not None else None

@@ -1,0 +1,338 @@
+"""MLEEnv: one competition as a Gymnasium episode.
+
+## Description
+The agent gets a prepared competition's public data in a fresh sandbox and must write
+``./submission/submission.csv``. The episode ends when it submits or its budget runs out; the submission is
+then copied out of the sandbox and graded on the host exactly as MLE-bench grades it.
+
+## Action space
+:class:`~mle_env.spaces.ActionSpace`: dicts validated by the JSON Schema in :mod:`mle_env.actions`
+(``shell``, ``python``, ``validate``, ``submit``); a plain string stands for a shell action. A malformed
+action costs a step and comes back as an observation with ``action == "invalid"``; ``step`` never raises
+for it.
+
+## Observation space
+A ``Dict`` whose keys are listed in :mod:`mle_env.observation` (task, files, action, stdout, stderr,
+exit_code, timed_out, message, time_left, steps_left); every observation carries every key.
+
+## Rewards
+0 on every step but the last; the last gives the reward chosen with ``reward=`` (:mod:`mle_env.rewards`):
+by default the medal tier (0 none, 1 bronze, 2 silver, 3 gold).
+
+## Starting state
+``reset`` starts a new sandbox (the previous one is removed) whose working directory holds ``data/``
+(read-only), ``submission/``, ``code/`` and ``logs/``; the Python interpreter is fresh.
+
+## Episode end
+- Termination: the agent sent ``{"type": "submit"}``.
+- Truncation: the wall-clock budget (``time_limit`` seconds from ``reset``) or the step budget
+  (``step_limit``) ran out. The submission present then is graded all the same.
+- Truncation with ``info["status"] == "infra_error"``: the sandbox itself failed (engine gone, container
+  removed). Nothing is graded and the reward is 0; evaluations retry such episodes and never count them
+  against the agent.
+In every case ``info["grade"]`` of the last step holds the whole GradeReport (``None`` after an infra
+error). Stepping after the end (or before ``reset``) raises ``gymnasium.error.ResetNeeded``.
+
+## Arguments
+``mle_env.make(id_or_alias, sandbox="auto", time_limit=None, step_limit=None, action_timeout=1800,
+gpus=None, cpus=None, memory="4g", network=False, reward="medal", record_dir=None, image=DEFAULT_IMAGE,
+max_output=16000, leaderboard=None, home=None)``:
+
+- ``sandbox``: ``"docker"``, ``"local"`` or ``"auto"`` (docker when an engine answers and the image is
+  present, else local; ``info["sandbox"]`` and ``info["sandbox_reason"]`` say which and why).
+- ``time_limit``: seconds of wall-clock time per episode (default: the competition's hint, else 24 h).
+- ``step_limit``: steps per episode (default: none).
+- ``action_timeout``: default timeout of one shell/python action in seconds (an action may ask for
+  another with ``"timeout"``); never longer than the time left.
+- ``gpus``, ``cpus``, ``memory``, ``network``: sandbox resources (docker; see SandboxLimits).
+- ``record_dir``: where trajectories go (default ``$MLE_ENV_HOME/trajectories``).
+- ``max_output``: characters of stdout and of stderr kept per observation.
+
+## Version history
+- v0: initial release.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+from gymnasium.error import ResetNeeded
+
+from mle_env.actions import Action, ActionError, parse_action
+from mle_env.competition.registry import get_spec
+from mle_env.errors import SandboxUnavailable
+from mle_env.grading.grader import Grader
+from mle_env.grading.report import GradeReport
+from mle_env.observation import list_files, make_observation, observation_space, task_text
+from mle_env.paths import home as default_home
+from mle_env.recording import TrajectoryWriter, package_versions
+from mle_env.rewards import RewardFn, resolve_reward
+from mle_env.sandbox import Sandbox, SandboxLimits, choose_backend, create_sandbox
+from mle_env.sandbox.images import DEFAULT_IMAGE
+from mle_env.spaces import ActionSpace
+
+DEFAULT_TIME_LIMIT = 24 * 3600.0
+
+
+class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
+    """A competition as an episode; the module docstring is the full specification."""
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(
+        self,
+        competition_id: str,
+        *,
+        sandbox: str = "auto",
+        time_limit: float | None = None,
+        step_limit: int | None = None,
+        action_timeout: float = 1800.0,
+        gpus: str | int | list[str] | None = None,
+        cpus: float | None = None,
+        memory: int | str | None = "4g",
+        network: bool = False,
+        reward: str | RewardFn = "medal",
+        record_dir: str | Path | None = None,
+        image: str = DEFAULT_IMAGE,
+        max_output: int = 16_000,
+        leaderboard: str | Path | None = None,
+        home: str | Path | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        self.competition = get_spec(competition_id)
+        home_path = Path(home) if home is not None else None
+        self.grader = Grader(self.competition, home_path, Path(leaderboard) if leaderboard is not None else None)
+        self.sandbox_kind, self.sandbox_reason = choose_backend(sandbox, image)
+        self.limits = SandboxLimits(cpus=cpus, memory=memory, gpus=gpus, network=network, max_output=max_output)
+        self.image = image
+        self.time_limit = float(time_limit or self.competition.hints.time_limit_s or DEFAULT_TIME_LIMIT)
+        self.step_limit = step_limit
+        self.action_timeout = float(action_timeout)
+        self.max_output = max_output
+        self.reward_fn = resolve_reward(reward)
+        self.record_dir = Path(record_dir) if record_dir is not None else (home_path or default_home()) / "trajectories"
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
+        self.render_mode = render_mode
+        self.observation_space = observation_space(max_output)
+        self.action_space = ActionSpace()
+        self.files = list_files(self.grader.paths.public)
+        self._sandbox: Sandbox | None = None
+        self._writer: TrajectoryWriter | None = None
+        self._task = ""
+        self._started = 0.0
+        self._steps = 0
+        self._done = True
+        self._annotations: dict[str, Any] = {}
+        self._last_obs: dict[str, Any] | None = None
+        self._seed: int | None = None
+
+    # -- Gymnasium API --------------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+        super().reset(seed=seed)
+        self._seed = seed
+        self._finish_resources("reset")
+        sandbox = create_sandbox(self.sandbox_kind, self.grader.paths.public, self.limits, self.image)
+        info = sandbox.start()  # raises PrerequisiteError / SandboxUnavailable: nothing to clean up then
+        self._sandbox = sandbox
+        try:
+            packages = sandbox.python_packages()
+        except SandboxUnavailable:
+            self._finish_resources("infra_error")
+            raise
+        self._task = task_text(
+            self.competition, workdir=info.workdir, header=self.grader.header, time_limit=self.time_limit,
+            step_limit=self.step_limit, action_timeout=self.action_timeout, packages=packages,
+        )
+        episode_id = uuid.uuid4().hex
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        self._writer = TrajectoryWriter(self.record_dir / f"{self.competition.id}-{stamp}-{episode_id[:8]}.jsonl")
+        self._writer.header(
+            episode_id=episode_id, competition_id=self.competition.id, competition_version=self.competition.version,
+            seed=seed, sandbox=self.sandbox_kind, sandbox_info=info.to_dict(),
+            image=self.image if self.sandbox_kind == "docker" else None, limits=self.limits.to_dict(),
+            time_limit=self.time_limit, step_limit=self.step_limit,
+            action_timeout=self.action_timeout, packages=package_versions(), task=self._task, options=options,
+        )
+        self._started = time.monotonic()
+        self._steps = 0
+        self._done = False
+        obs = self._observe("reset")
+        return obs, {
+            "competition_id": self.competition.id, "competition_version": self.competition.version, "status": "running",
+            "sandbox": self.sandbox_kind, "sandbox_reason": self.sandbox_reason, "sandbox_info": info.to_dict(),
+            "trajectory": str(self._writer.path), "step": 0, "elapsed": 0.0,
+        }
+
+    def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
+        if self._done or self._sandbox is None:
+            raise ResetNeeded("the episode has ended (or never started); call reset() before step()")
+        self._steps += 1
+        began = time.monotonic()
+        fields: dict[str, Any] = {}
+        terminated = truncated = False
+        status = "running"
+        try:
+            parsed = parse_action(action)
+        except ActionError as e:
+            parsed = None
+            fields = dict(action="invalid", exit_code=1, message=f"malformed action: {e.reason}")
+        try:
+            if parsed is not None:
+                fields, terminated = self._run(parsed)
+        except SandboxUnavailable as e:
+            fields = dict(action=parsed.type if parsed else "invalid", exit_code=1,
+                          message=f"infrastructure error: {e}; the episode cannot go on")
+            truncated, status = True, "infra_error"
+        if status == "running":
+            if terminated:
+                status = "submitted"
+            elif self._time_left() <= 0 or (self.step_limit is not None and self._steps >= self.step_limit):
+                truncated, status = True, "truncated"
+                note = "the budget ran out; the submission is graded"
+                fields["message"] = (fields.get("message", "") + "\n" + note).strip()
+        report = None
+        if status in ("submitted", "truncated"):
+            try:
+                report = self._grade()
+            except SandboxUnavailable as e:
+                status = "infra_error"
+                fields["message"] = f"infrastructure error while copying the submission out: {e}"
+        reward = self.reward_fn(report) if report is not None else 0.0
+        obs = self._observe(**fields)
+        info = {"status": status, "step": self._steps, "elapsed": time.monotonic() - self._started,
+                "action_duration": time.monotonic() - began, "sandbox": self.sandbox_kind}
+        self._record(action, parsed, obs, began)
+        if status != "running":
+            info["grade"] = report.to_dict() if report is not None else None
+            info["trajectory"] = str(self._writer.path) if self._writer else None
+            self._done = True
+            self._finish_resources(status, report, reward)
+        return obs, reward, terminated, truncated, info
+
+    def render(self) -> str | None:
+        if self._last_obs is None:
+            return None
+        o = self._last_obs
+        text = (f"[{o['action']}] exit={int(o['exit_code'])} timed_out={o['timed_out']} "
+                f"time_left={float(o['time_left']):.0f}s steps_left={int(o['steps_left'])}\n"
+                f"{o['stdout']}{o['stderr']}{o['message']}")
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        self._finish_resources("closed")
+        self._done = True
+
+    # -- for policies ---------------------------------------------------------------------------------
+    def annotate(self, **data: Any) -> None:
+        """Attach data (e.g. LLM token counts) to the next step's trajectory record under "policy"."""
+        self._annotations.update(data)
+
+    # -- internals ------------------------------------------------------------------------------------
+    def _time_left(self) -> float:
+        return self.time_limit - (time.monotonic() - self._started)
+
+    def _run(self, action: Action) -> tuple[dict[str, Any], bool]:
+        assert self._sandbox is not None
+        if action.type == "submit":
+            return dict(action="submit", message="submitted; the submission is graded"), True
+        if action.type == "validate":
+            verdict = self._validate()
+            return dict(action="validate", stdout=verdict, exit_code=0 if verdict == "valid" else 1,
+                        message="" if verdict == "valid" else f"invalid submission: {verdict}"), False
+        timeout = min(action.timeout or self.action_timeout, max(self._time_left(), 0.001))
+        result = self._sandbox.exec(action.type, action.code or "", timeout)
+        return dict(
+            action=action.type, stdout=result.stdout, stderr=result.stderr,
+            exit_code=-1 if result.timed_out else (result.exit_code if result.exit_code is not None else -1),
+            timed_out=result.timed_out, message=result.note,
+        ), False
+
+    def _copy_submission(self, folder: Path) -> Path | str | None:
+        """The submission copied out of the sandbox into ``folder``, or why it could not be, or None."""
+        assert self._sandbox is not None
+        data = self._sandbox.read_submission(self.grader.max_bytes)
+        if data is None or isinstance(data, str):
+            return data
+        path = folder / "submission.csv"
+        path.write_bytes(data)
+        return path
+
+    def _validate(self) -> str:
+        with tempfile.TemporaryDirectory(prefix="mle-env-validate-") as tmp:
+            copied = self._copy_submission(Path(tmp))
+            if copied is None:
+                return "there is no ./submission/submission.csv yet"
+            if isinstance(copied, str):
+                return copied
+            return self.grader.validate(copied)
+
+    def _grade(self) -> GradeReport:
+        in_sandbox = "./submission/submission.csv"
+        with tempfile.TemporaryDirectory(prefix="mle-env-grade-") as tmp:
+            copied = self._copy_submission(Path(tmp))
+            if isinstance(copied, Path):
+                report = self.grader.grade(copied)
+            else:
+                report = self.grader.grade(Path(tmp) / "absent.csv")
+                if isinstance(copied, str):
+                    report = dataclasses.replace(report, status="invalid", submission_exists=True,
+                                                 invalid_reason=copied)
+                else:
+                    report = dataclasses.replace(report, invalid_reason="there is no ./submission/submission.csv")
+        return dataclasses.replace(report, submission_path=in_sandbox)
+
+    def _observe(self, action: str, **fields: Any) -> dict[str, Any]:
+        steps_left = -1 if self.step_limit is None else max(0, self.step_limit - self._steps)
+        obs = make_observation(task=self._task, files=self.files, action=action, time_left=self._time_left(),
+                               steps_left=steps_left, max_output=self.max_output, **fields)
+        if action == "reset":  # exactly the budget, so that seeded resets are reproducible
+            obs["time_left"][...] = self.time_limit
+        self._last_obs = obs
+        return obs
+
+    def _record(self, action: Any, parsed: Action | None, obs: dict[str, Any], began: float) -> None:
+        if self._writer is None:
+            return
+        self._writer.step(
+            step=self._steps, action=parsed.to_dict() if parsed is not None else repr(action)[:2000],
+            kind=obs["action"], stdout=obs["stdout"], stderr=obs["stderr"], exit_code=int(obs["exit_code"]),
+            timed_out=bool(obs["timed_out"]), message=obs["message"], started_at=began - self._started,
+            duration_s=time.monotonic() - began, time_left=float(obs["time_left"]),
+            steps_left=int(obs["steps_left"]), **({"policy": self._annotations} if self._annotations else {}),
+        )
+        self._annotations = {}
+
+    def _finish_resources(self, status: str, report: GradeReport | None = None, reward: float = 0.0) -> None:
+        """Write the footer (if an episode was open), close the trajectory and remove the sandbox."""
+        if self._writer is not None:
+            self._writer.footer(status=status, grade=report.to_dict() if report is not None else None,
+                                reward=reward, steps=self._steps, elapsed_s=time.monotonic() - self._started)
+            self._writer.close()
+            self._writer = None
+        if self._sandbox is not None:
+            sandbox, self._sandbox = self._sandbox, None
+            sandbox.close()
+
+
+def make(competition: str, **kwargs: Any) -> gymnasium.Env:
+    """``gymnasium.make`` for a competition id or alias (so the env gets Gymnasium's standard wrappers).
+
+    Raises:
+        UnknownCompetition: no competition has that id or alias.
+        NotPrepared: its data is not prepared; the message gives the ``mle-env prepare`` command.
+    """
+    spec = get_spec(competition)
+    from mle_env.gym_registration import register_gym_ids
+
+    register_gym_ids([spec.id])
+    return gymnasium.make(spec.gym_id, **kwargs)

@@ -1,0 +1,152 @@
+"""The sandbox interface: where an episode's actions run.
+
+A sandbox is started by the environment at ``reset`` and closed at the end of the episode. Its working
+directory holds ``data/`` (the competition's public files, read-only), ``submission/`` (the graded file is
+``submission/submission.csv``), ``code/`` and ``logs/``. Inside a docker sandbox the working directory is
+``/home``, as in MLE-bench, so agents written for MLE-bench find ``/home/data`` and
+``/home/submission``.
+
+Every backend runs :mod:`mle_env.sandbox.worker` inside the sandbox and talks to it over one persistent
+channel, so the semantics of an action are the same everywhere:
+
+- ``exec("shell", code, timeout)`` runs ``bash -c code``; ``exec("python", code, timeout)`` runs the code
+  in the episode's one persistent interpreter. Both return an :class:`ExecResult`; a program that fails,
+  crashes or times out is a normal result (``exit_code``, ``timed_out``), never an exception.
+- Output is cut to ``SandboxLimits.max_output`` bytes per stream (head and tail kept, the cut marked).
+- :class:`~mle_env.errors.SandboxUnavailable` is raised only when the sandbox itself is gone (engine
+  down, container removed, worker unreachable): an infrastructure failure, not the agent's.
+- ``close()`` may be called any number of times and always releases everything the sandbox holds.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+WORKER_PATH = Path(__file__).with_name("worker.py")
+SUBMISSION = "submission/submission.csv"
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    """What one shell or python action produced.
+
+    Attributes:
+        stdout, stderr: the output, decoded as UTF-8 (invalid bytes replaced); cut in the middle with a
+            ``[... N bytes of output cut ...]`` marker when longer than the limit.
+        exit_code: the program's exit status (python: 0 ok, 1 exception); None when it timed out.
+        timed_out: the action hit its timeout and was killed.
+        stdout_bytes, stderr_bytes: how much the program really wrote.
+        duration_s: wall time inside the sandbox, in seconds.
+        note: what the sandbox did besides running the code (e.g. "the python interpreter was restarted").
+    """
+
+    stdout: str
+    stderr: str
+    exit_code: int | None
+    timed_out: bool
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
+    duration_s: float = 0.0
+    note: str = ""
+
+    @property
+    def truncated(self) -> bool:
+        return self.stdout_bytes > len(self.stdout.encode()) or self.stderr_bytes > len(self.stderr.encode())
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Resources of one sandbox.
+
+    Attributes:
+        cpus: CPU cores (docker: a CFS quota; None = no limit).
+        memory: memory limit in bytes or a docker string like ``"4g"`` (docker only; None = no limit).
+        pids: most processes and threads at once (docker only).
+        shm: size of /dev/shm (docker only).
+        gpus: ``None`` (none), ``"all"``, a count, or a list of device ids (docker only).
+        network: allow network access (docker only; off by default).
+        max_output: bytes of each output stream kept per action.
+    """
+
+    cpus: float | None = None
+    memory: int | str | None = "4g"
+    pids: int = 1024
+    shm: str = "1g"
+    gpus: str | int | list[str] | None = None
+    network: bool = False
+    max_output: int = 32 * 1024
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class SandboxInfo:
+    """What a started sandbox is and runs on (recorded in trajectories and eval results)."""
+
+    kind: str
+    workdir: str
+    image: str | None = None
+    cpus: float | None = None
+    memory_bytes: int | None = None
+    gpus: list[str] = field(default_factory=list)
+    python: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+class Sandbox(abc.ABC):
+    """One episode's isolated place to run actions (see the module docstring for the contract)."""
+
+    kind: str = ""
+
+    @abc.abstractmethod
+    def start(self) -> SandboxInfo:
+        """Create the sandbox and its worker.
+
+        Raises:
+            PrerequisiteError: what the backend needs is missing (engine, image, GPU runtime).
+            SandboxUnavailable: it could not be started for another reason.
+        """
+
+    @abc.abstractmethod
+    def exec(self, kind: str, code: str, timeout: float) -> ExecResult:
+        """Run a ``shell`` or ``python`` action with a timeout in seconds.
+
+        Raises:
+            SandboxUnavailable: the sandbox is gone; the episode cannot continue.
+        """
+
+    @abc.abstractmethod
+    def read_submission(self, max_bytes: int) -> bytes | str | None:
+        """Copy ``submission/submission.csv`` out of the sandbox.
+
+        Returns the bytes; None if there is no such file; or a string saying why it was not copied (a
+        symbolic link, a directory, larger than ``max_bytes``). Never follows links out of the sandbox.
+        """
+
+    @abc.abstractmethod
+    def python_packages(self) -> dict[str, str]:
+        """Name -> version of the Python distributions the sandbox's interpreter can import."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Stop every process and remove the sandbox; safe to call again."""
+
+    def __enter__(self) -> Sandbox:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+PACKAGES_CODE = (
+    "import importlib.metadata as m, json\n"
+    "print(json.dumps({d.metadata['Name']: d.version for d in m.distributions() if d.metadata['Name']}))"
+)

@@ -1,0 +1,179 @@
+"""The host's side of the persistent channel to a sandbox's worker (JSON lines, see worker.py).
+
+Two transports: :class:`PipeTransport` (a local subprocess's stdin/stdout) and
+:class:`DockerStreamTransport` (the socket of an attached ``docker exec``, whose output arrives in
+Docker's multiplexed frames: an 8-byte header with the stream number and length, then the payload).
+:class:`WorkerClient` sends requests and waits for the matching response; when the worker cannot be
+reached it raises SandboxUnavailable, never returns a made-up result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import socket
+import struct
+import time
+from collections import deque
+from typing import Any, Protocol
+
+from mle_env.errors import SandboxUnavailable
+from mle_env.sandbox.base import ExecResult
+
+# the worker enforces action timeouts itself; the host waits this much longer before it gives up on it
+_GRACE_S = 15.0
+
+
+class Transport(Protocol):
+    def send(self, data: bytes) -> None: ...
+    def read_chunk(self, timeout: float) -> bytes | None:
+        """Protocol bytes from the worker, b"" at end of stream, None if nothing came within ``timeout``."""
+    def diagnostics(self) -> str: ...
+    def close(self) -> None: ...
+
+
+class PipeTransport:
+    """A worker running as a local subprocess: requests on its stdin, responses on its stdout.
+
+    The file descriptors stay owned by the ``subprocess.Popen`` that created them."""
+
+    def __init__(self, stdin_fd: int, stdout_fd: int, stderr_tail: Any = None) -> None:
+        self.stdin_fd, self.stdout_fd = stdin_fd, stdout_fd
+        self.stderr_tail = stderr_tail
+
+    def send(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.stdin_fd, view):]
+
+    def read_chunk(self, timeout: float) -> bytes | None:
+        ready, _, _ = select.select([self.stdout_fd], [], [], timeout)
+        return os.read(self.stdout_fd, 1 << 16) if ready else None
+
+    def diagnostics(self) -> str:
+        return self.stderr_tail() if callable(self.stderr_tail) else ""
+
+    def close(self) -> None:
+        pass  # the fds belong to the subprocess's pipes, which its owner closes
+
+
+class DockerStreamTransport:
+    """An attached ``docker exec`` socket; stdout frames carry the protocol, stderr frames diagnostics."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.raw = b""
+        self.stderr: deque[bytes] = deque(maxlen=64)
+
+    def send(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def read_chunk(self, timeout: float) -> bytes | None:
+        deadline = time.monotonic() + timeout
+        while True:
+            payload = self._next_frame()
+            if payload is not None:
+                return payload
+            remaining = deadline - time.monotonic()
+            ready, _, _ = select.select([self.sock], [], [], max(0.0, remaining))
+            if not ready:
+                return None
+            data = self.sock.recv(1 << 16)
+            if not data:
+                return b""
+            self.raw += data
+
+    def _next_frame(self) -> bytes | None:
+        while len(self.raw) >= 8:
+            stream, size = self.raw[0], struct.unpack(">I", self.raw[4:8])[0]
+            if len(self.raw) < 8 + size:
+                return None
+            payload, self.raw = self.raw[8 : 8 + size], self.raw[8 + size :]
+            if stream == 1:
+                return payload
+            self.stderr.append(payload)
+        return None
+
+    def diagnostics(self) -> str:
+        return b"".join(self.stderr).decode("utf-8", "replace")[-2000:]
+
+    def close(self) -> None:
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+
+
+class WorkerClient:
+    """Request/response over a transport; one request in flight at a time."""
+
+    def __init__(self, transport: Transport, describe: str) -> None:
+        self.transport = transport
+        self.describe = describe
+        self.buffer = b""
+        self.next_id = 0
+        self.closed = False
+
+    def call(self, op: str, wait: float, grace: float = _GRACE_S, **fields: Any) -> dict[str, Any]:
+        """Send one request and wait up to ``wait + grace`` seconds for its response.
+
+        Raises:
+            SandboxUnavailable: the channel broke or the worker stopped answering.
+        """
+        if self.closed:
+            raise SandboxUnavailable(f"{self.describe} is closed")
+        self.next_id += 1
+        request = {"id": self.next_id, "op": op, **fields}
+        try:
+            self.transport.send(json.dumps(request).encode() + b"\n")
+        except OSError as e:
+            raise self._gone(f"cannot send to the worker ({e})") from e
+        deadline = time.monotonic() + wait + grace
+        while True:
+            line = self._line(deadline)
+            response = json.loads(line)
+            if response.get("id") == self.next_id:
+                if "error" in response:
+                    raise self._gone(f"the worker failed: {response['error']}")
+                return response
+
+    def _line(self, deadline: float) -> bytes:
+        while b"\n" not in self.buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise self._gone("the worker stopped answering")
+            try:
+                chunk = self.transport.read_chunk(remaining)
+            except OSError as e:
+                raise self._gone(f"the channel broke ({e})") from e
+            if chunk == b"":
+                raise self._gone("the worker's channel closed")
+            if chunk:
+                self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line
+
+    def _gone(self, why: str) -> SandboxUnavailable:
+        self.closed = True
+        detail = self.transport.diagnostics().strip()
+        return SandboxUnavailable(f"{self.describe}: {why}" + (f"; worker said: {detail[-500:]}" if detail else ""))
+
+    def exec(self, kind: str, code: str, timeout: float, max_output: int) -> ExecResult:
+        r = self.call(kind, timeout, code=code, timeout=timeout, max_output=max_output)
+        return ExecResult(
+            stdout=r["stdout"], stderr=r["stderr"], exit_code=r["exit_code"], timed_out=r["timed_out"],
+            stdout_bytes=r["stdout_bytes"], stderr_bytes=r["stderr_bytes"], duration_s=r["duration"],
+            note=r.get("note", ""),
+        )
+
+    def shutdown(self, timeout: float = 5.0) -> None:
+        """Ask the worker to kill everything it started, then close the channel (errors ignored)."""
+        if not self.closed:
+            try:
+                self.call("shutdown", 0.0, grace=timeout)
+            except SandboxUnavailable:
+                pass
+        self.closed = True
+        self.transport.close()

@@ -1,0 +1,131 @@
+"""Agent images for the docker sandbox.
+
+- ``mle-env image build`` builds ``images/Dockerfile.cpu`` (or ``Dockerfile.cuda`` with ``--gpu``): the ML
+  stack agents expect (numpy, pandas, scikit-learn, lightgbm, xgboost, torch, ...). Needs an image
+  registry and PyPI.
+- ``mle-env image build --offline`` is for machines that reach no image registry: ``debootstrap`` builds a
+  Debian root filesystem from Debian's packages (python3, numpy, pandas, scikit-learn, scipy, pillow,
+  xgboost; ``--with-torch`` adds PyTorch) and ``docker import`` turns it into an image. About 75 s for
+  debootstrap and 20 s for the import on 2 cores; needs root and the ``debootstrap`` program.
+
+Every image only has to provide ``python3``, ``bash`` and ``sleep``: the sandbox copies its worker in and
+runs it as uid 1000 in ``/home``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mle_env.errors import PrerequisiteError
+
+DEFAULT_IMAGE = "mle-env-agent:cpu"
+GPU_IMAGE = "mle-env-agent:cuda"
+IMAGES_DIR = Path(__file__).with_name("images")
+DEBIAN_PACKAGES = (
+    "python3", "python3-numpy", "python3-pandas", "python3-sklearn", "python3-scipy", "python3-pil",
+    "python3-xgboost", "procps",
+)
+DEBIAN_MIRROR = "http://deb.debian.org/debian"
+
+
+def docker_client(timeout: int = 120) -> Any:
+    """A client for the engine in DOCKER_HOST (or the local socket).
+
+    Raises:
+        PrerequisiteError: the ``docker`` package is missing or no engine answers.
+    """
+    try:
+        import docker
+    except ImportError as e:  # pragma: no cover - docker is a runtime dependency
+        raise PrerequisiteError("the docker sandbox needs the docker package: pip install docker") from e
+    try:
+        client = docker.from_env(timeout=timeout)
+        client.ping()
+    except Exception as e:  # noqa: BLE001 - docker raises several unrelated types here
+        raise PrerequisiteError(
+            f"no Docker engine answers ({type(e).__name__}: {e}). Install and start one "
+            "(Debian: apt-get install -y docker.io && dockerd &), or use sandbox='local'"
+        ) from e
+    return client
+
+
+def image_exists(tag: str, client: Any = None) -> bool:
+    import docker
+
+    client = client or docker_client()
+    try:
+        client.images.get(tag)
+    except docker.errors.ImageNotFound:
+        return False
+    return True
+
+
+def build_image(gpu: bool = False, tag: str | None = None, log: Callable[[str], None] = print) -> str:
+    """Build the agent image from its Dockerfile (needs a registry and PyPI); returns the tag."""
+    tag = tag or (GPU_IMAGE if gpu else DEFAULT_IMAGE)
+    client = docker_client(timeout=3600)
+    dockerfile = "Dockerfile.cuda" if gpu else "Dockerfile.cpu"
+    for chunk in client.api.build(path=str(IMAGES_DIR), dockerfile=dockerfile, tag=tag, rm=True, decode=True):
+        if "stream" in chunk and chunk["stream"].strip():
+            log(chunk["stream"].rstrip())
+        if "error" in chunk:
+            raise PrerequisiteError(f"building {tag} failed: {chunk['error'].strip()}")
+    return tag
+
+
+def build_offline_image(
+    tag: str = DEFAULT_IMAGE,
+    *,
+    with_torch: bool = False,
+    suite: str = "bookworm",
+    mirror: str = DEBIAN_MIRROR,
+    workdir: Path | None = None,
+    log: Callable[[str], None] = print,
+) -> str:
+    """Build an agent image with debootstrap + docker import (no image registry needed); returns the tag.
+
+    Raises:
+        PrerequisiteError: not root, no debootstrap, or a step failed (the message has its output).
+    """
+    if os.geteuid() != 0:
+        raise PrerequisiteError("the offline image build runs debootstrap, which needs root")
+    if shutil.which("debootstrap") is None:
+        raise PrerequisiteError("the offline image build needs debootstrap: apt-get install -y debootstrap")
+    client = docker_client(timeout=1800)
+    packages = DEBIAN_PACKAGES + (("python3-torch",) if with_torch else ())
+    rootfs = Path(tempfile.mkdtemp(prefix="mle-env-rootfs-", dir=workdir))
+    try:
+        log(f"debootstrap {suite} with {len(packages)} packages into {rootfs} (about a minute)")
+        _run(["debootstrap", "--variant=minbase", "--include=" + ",".join(packages), suite, str(rootfs), mirror])
+        _run(["chroot", str(rootfs), "useradd", "--uid", "1000", "--create-home", "--home-dir", "/home/agent",
+              "agent"])
+        for cache in ("var/cache/apt/archives", "var/lib/apt/lists"):
+            for item in (rootfs / cache).glob("*"):
+                if item.is_file():
+                    item.unlink()
+        log(f"importing {rootfs} as {tag}")
+        tar = subprocess.Popen(["tar", "-C", str(rootfs), "--numeric-owner", "-c", "."], stdout=subprocess.PIPE)
+        assert tar.stdout is not None
+        repository, _, version = tag.partition(":")
+        client.api.import_image(
+            src=tar.stdout, repository=repository, tag=version or "latest", stream_src=True,
+            changes=['WORKDIR /home', 'ENV LANG=C.UTF-8', 'CMD ["sleep", "infinity"]'],
+        )
+        if tar.wait() != 0:
+            raise PrerequisiteError(f"tar of {rootfs} failed")
+    finally:
+        shutil.rmtree(rootfs, ignore_errors=True)
+    return tag
+
+
+def _run(cmd: list[str]) -> None:
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        tail = (result.stdout + result.stderr).strip().splitlines()[-15:]
+        raise PrerequisiteError(f"{' '.join(cmd[:3])} ... failed:\n" + "\n".join(tail))

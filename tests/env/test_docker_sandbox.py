@@ -1,0 +1,155 @@
+"""The docker sandbox's isolation and hygiene, against a real engine (skipped without one, never in CI)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+import mle_env
+from mle_env.errors import PrerequisiteError
+from mle_env.sandbox.docker import LABEL, remove_stale_containers
+
+pytestmark = pytest.mark.usefixtures("docker_engine")
+
+
+def containers() -> list:
+    from mle_env.sandbox.images import docker_client
+
+    return docker_client().containers.list(all=True, filters={"label": LABEL})
+
+
+def host_processes(pattern: str) -> int:
+    out = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
+    return sum(1 for line in out.splitlines() if pattern in line and "ps -eo" not in line)
+
+
+@pytest.fixture
+def env(tiny_prepared: str):
+    environment = mle_env.make(tiny_prepared, sandbox="docker", memory="256m")
+    environment.reset()
+    yield environment
+    environment.close()
+
+
+def test_runs_as_an_unprivileged_user_without_capabilities(env) -> None:
+    obs, *_ = env.step("id -u; grep -E '^(CapEff|NoNewPrivs)' /proc/self/status; touch data/x")
+    lines = obs["stdout"].split()
+    assert lines[0] == "1000"
+    assert "0000000000000000" in obs["stdout"] and "NoNewPrivs:\t1" in obs["stdout"]
+    assert "Read-only file system" in obs["stderr"]
+
+
+def test_no_network(env) -> None:
+    code = (
+        "import socket\n"
+        "results = []\n"
+        "for host, port in [('1.1.1.1', 53), ('8.8.8.8', 443), ('172.17.0.1', 2375), ('127.0.0.1', 22)]:\n"
+        "    s = socket.socket(); s.settimeout(3)\n"
+        "    try:\n"
+        "        s.connect((host, port)); results.append('connected')\n"
+        "    except OSError as e:\n"
+        "        results.append(type(e).__name__)\n"
+        "print(results)\n"
+        "try:\n"
+        "    socket.getaddrinfo('pypi.org', 443); print('resolved')\n"
+        "except OSError:\n"
+        "    print('no dns')"
+    )
+    obs, *_ = env.step({"type": "python", "code": code})
+    assert "connected" not in obs["stdout"] and "no dns" in obs["stdout"], obs["stdout"]
+
+
+def test_no_private_answer_enters_the_sandbox(tiny_prepared: str, home: Path) -> None:
+    canary = uuid.uuid4().hex
+    (home / tiny_prepared / "prepared" / "private" / "canary.txt").write_text(canary)
+    env = mle_env.make(tiny_prepared, sandbox="docker")
+    env.reset()
+    obs, *_ = env.step({"type": "shell", "timeout": 120, "code": (
+        f"grep -rl --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev {canary} / 2>/dev/null | wc -l; "
+        "ls /home/data; cat /proc/mounts | grep -c private || true")})
+    count, *listing = obs["stdout"].split()
+    assert count == "0" and "test.csv" in listing and listing[-1] == "0"
+    env.close()
+
+
+def test_memory_limit_kills_the_program_and_the_env_goes_on(env) -> None:
+    grow = "keep = 1\nblob = bytearray(1024 ** 3)\nblob[::4096] = b'x' * len(blob[::4096])"
+    obs, *_ = env.step({"type": "python", "code": grow, "timeout": 60})
+    assert "killed by signal 9" in obs["message"], (obs["message"], obs["stderr"])
+    obs, *_ = env.step("python3 -c 'b = bytearray(1024 ** 3); b[::4096] = bytes(len(b[::4096]))'; echo status=$?")
+    assert "status=137" in obs["stdout"]
+    obs, *_ = env.step({"type": "python", "code": "'keep' in globals(), 6 * 7"})
+    assert obs["stdout"].strip() == "(False, 42)"
+
+
+def test_fork_bomb_is_held_by_the_pids_limit(tiny_prepared: str) -> None:
+    env = mle_env.make(tiny_prepared, sandbox="docker", memory="2g")  # so that only the pids limit can stop it
+    env.reset()
+    container = env.unwrapped._sandbox.container
+    env.step({"type": "shell", "code": "bomb() { bomb | bomb & }; bomb", "timeout": 5})
+    time.sleep(1)
+    pids = container.stats(stream=False)["pids_stats"]
+    assert pids["limit"] == 1024 and pids["current"] <= 1024
+    # the episode goes on: when the limit blocks a new action, the worker clears earlier background processes
+    outputs = [env.step("echo alive")[0] for _ in range(2)]
+    assert any(o["stdout"] == "alive\n" for o in outputs), outputs
+    env.close()
+    assert containers() == []
+
+
+def test_twenty_episodes_leave_no_containers_and_no_processes(tiny_prepared: str) -> None:
+    before = len(containers())
+    env = mle_env.make(tiny_prepared, sandbox="docker")
+    for _ in range(20):
+        env.reset()
+        env.step("sleep 300 &")
+        env.step({"type": "python", "code": "1"})
+        env.step({"type": "submit"})
+    env.close()
+    env.close()
+    assert len(containers()) == before == 0
+    assert host_processes("/opt/mle-env/worker.py") == 0
+    assert host_processes("sleep 300") == 0
+
+
+def test_gc_removes_the_container_of_a_killed_process(tiny_prepared: str, home: Path) -> None:
+    code = (
+        "import os, signal, mle_env\n"
+        "from mle_env.competition.registry import register_competition\n"
+        f"register_competition({str(home.parent / 'competitions' / tiny_prepared)!r})\n"
+        f"env = mle_env.make({tiny_prepared!r}, sandbox='docker'); env.reset()\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], env=os.environ.copy(), capture_output=True, text=True)
+    assert proc.returncode == -9, proc.stderr
+    orphans = containers()
+    assert len(orphans) == 1
+    removed = remove_stale_containers()
+    assert removed == [orphans[0].short_id] and containers() == []
+
+
+def test_a_removed_container_is_an_infra_error(env) -> None:
+    container = env.unwrapped._sandbox.container
+    container.remove(force=True)
+    obs, reward, terminated, truncated, info = env.step("echo hi")
+    assert truncated and not terminated and reward == 0.0
+    assert info["status"] == "infra_error" and info["grade"] is None
+    assert "infrastructure error" in obs["message"]
+
+
+def test_gpus_without_a_gpu_runtime_is_a_clear_error(tiny_prepared: str) -> None:
+    from mle_env.sandbox.images import docker_client
+
+    if "nvidia" in docker_client().info().get("Runtimes", {}):
+        pytest.skip("this engine has a GPU runtime")
+    env = mle_env.make(tiny_prepared, sandbox="docker", gpus="all")
+    with pytest.raises(PrerequisiteError, match="no GPU runtime"):
+        env.reset()
+    env.close()
+    assert containers() == []
