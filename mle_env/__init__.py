@@ -20,6 +20,11 @@ __version__ = "0.1.0"
 _LAZY: dict[str, tuple[str, str]] = {
     "make": ("mle_env.env", "make"),
     "MLEEnv": ("mle_env.env", "MLEEnv"),
+    "run_episode": ("mle_env.episode", "run_episode"),
+    "EpisodeResult": ("mle_env.episode", "EpisodeResult"),
+    "make_policy": ("mle_env.agents", "make_policy"),
+    "evaluate": ("mle_env.evaluation.runner", "evaluate"),
+    "EvalConfig": ("mle_env.evaluation.runner", "EvalConfig"),
     "grade": ("mle_env.grading.grader", "grade"),
     "GradeReport": ("mle_env.grading.report", "GradeReport"),
     "Medal": ("mle_env.grading.medals", "Medal"),

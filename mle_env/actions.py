@@ -5,6 +5,7 @@ An action is a dict (or a plain string, which stands for a shell action)::
     {"type": "shell",  "code": "ls -la data", "timeout": 60}   # bash -c code, timeout in seconds (optional)
     {"type": "python", "code": "import pandas as pd",  "timeout": 600}   # the episode's persistent interpreter
     {"type": "validate"}   # is ./submission/submission.csv gradable? answers "valid" or why not; never a score
+    {"type": "validate", "path": "code/candidate.csv"}   # the same check of another file (relative path)
     {"type": "submit"}     # end the episode; the submission is graded
 
 A malformed action is never an exception out of ``step``: :func:`parse_action` raises
@@ -38,10 +39,13 @@ def _bare(kind: str) -> dict[str, Any]:
 
 
 ACTION_TYPES = ("shell", "python", "validate", "submit")
+# a path inside the working directory: relative, no ".." component
+RELATIVE_PATH = {"type": "string", "minLength": 1, "maxLength": 4096, "pattern": r"^(?!/)(?!.*(^|/)\.\.(/|$)).+$"}
+
 ACTION_SCHEMAS: dict[str, dict[str, Any]] = {
     "shell": _with_code("shell"),
     "python": _with_code("python"),
-    "validate": _bare("validate"),
+    "validate": {**_bare("validate"), "properties": {"type": {"const": "validate"}, "path": RELATIVE_PATH}},
     "submit": _bare("submit"),
 }
 ACTION_SCHEMA: dict[str, Any] = {
@@ -63,18 +67,19 @@ class ActionError(ValueError):
 
 @dataclass(frozen=True)
 class Action:
-    """A parsed action. ``code`` and ``timeout`` are None for validate and submit."""
+    """A parsed action. ``code`` and ``timeout`` are None for validate and submit; ``path`` is set only
+    for a validate of another file than ./submission/submission.csv."""
 
     type: str
     code: str | None = None
     timeout: float | None = None
+    path: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type}
-        if self.code is not None:
-            out["code"] = self.code
-        if self.timeout is not None:
-            out["timeout"] = self.timeout
+        for key in ("code", "timeout", "path"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
         return out
 
 
@@ -115,9 +120,11 @@ def parse_action(action: Any) -> Action:
         error = errors[0]
         where = ".".join(str(p) for p in error.absolute_path)
         message = error.message
+        if error.validator == "pattern" and where == "path":
+            message = "must be a path relative to the working directory, without '..' (e.g. code/candidate.csv)"
         if error.validator == "additionalProperties":
             allowed = ", ".join(ACTION_SCHEMAS[kind]["properties"])
             message = f"{message}; a {kind} action takes only: {allowed}"
         raise ActionError(f"invalid {kind} action: " + (f"'{where}' " if where else "") + message)
     timeout = action.get("timeout")
-    return Action(kind, code, float(timeout) if timeout is not None else None)
+    return Action(kind, code, float(timeout) if timeout is not None else None, action.get("path"))

@@ -74,6 +74,7 @@ from mle_env.paths import home as default_home
 from mle_env.recording import TrajectoryWriter, package_versions
 from mle_env.rewards import RewardFn, resolve_reward
 from mle_env.sandbox import Sandbox, SandboxLimits, choose_backend, create_sandbox
+from mle_env.sandbox.base import SUBMISSION
 from mle_env.sandbox.images import DEFAULT_IMAGE
 from mle_env.spaces import ActionSpace
 
@@ -164,10 +165,15 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         self._steps = 0
         self._done = False
         obs = self._observe("reset")
+        sub, metric = self.competition.submission, self.competition.metric
         return obs, {
             "competition_id": self.competition.id, "competition_version": self.competition.version, "status": "running",
             "sandbox": self.sandbox_kind, "sandbox_reason": self.sandbox_reason, "sandbox_info": info.to_dict(),
-            "trajectory": str(self._writer.path), "step": 0, "elapsed": 0.0,
+            "trajectory": str(self._writer.path), "step": 0, "elapsed": 0.0, "domain": self.competition.domain,
+            "metric": {"name": metric.name, "lower_is_better": metric.lower_is_better},
+            "submission": {"header": list(self.grader.header), "id_column": sub.id_column,
+                           "targets": list(self.grader.targets), "kind": sub.kind,
+                           "sample": sub.sample_submission},
         }
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
@@ -246,7 +252,7 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         if action.type == "submit":
             return dict(action="submit", message="submitted; the submission is graded"), True
         if action.type == "validate":
-            verdict = self._validate()
+            verdict = self._validate(action.path)
             return dict(action="validate", stdout=verdict, exit_code=0 if verdict == "valid" else 1,
                         message="" if verdict == "valid" else f"invalid submission: {verdict}"), False
         timeout = min(action.timeout or self.action_timeout, max(self._time_left(), 0.001))
@@ -257,21 +263,22 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
             timed_out=result.timed_out, message=result.note,
         ), False
 
-    def _copy_submission(self, folder: Path) -> Path | str | None:
-        """The submission copied out of the sandbox into ``folder``, or why it could not be, or None."""
+    def _copy_submission(self, folder: Path, path: str | None = None) -> Path | str | None:
+        """The submission (or the file at ``path``) copied out of the sandbox into ``folder``, or why it
+        could not be, or None when there is no such file."""
         assert self._sandbox is not None
-        data = self._sandbox.read_submission(self.grader.max_bytes)
+        data = self._sandbox.read_submission(self.grader.max_bytes, path or SUBMISSION)
         if data is None or isinstance(data, str):
             return data
         path = folder / "submission.csv"
         path.write_bytes(data)
         return path
 
-    def _validate(self) -> str:
+    def _validate(self, path: str | None = None) -> str:
         with tempfile.TemporaryDirectory(prefix="mle-env-validate-") as tmp:
-            copied = self._copy_submission(Path(tmp))
+            copied = self._copy_submission(Path(tmp), path)
             if copied is None:
-                return "there is no ./submission/submission.csv yet"
+                return f"there is no ./{path or SUBMISSION} yet"
             if isinstance(copied, str):
                 return copied
             return self.grader.validate(copied)

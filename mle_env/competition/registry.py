@@ -165,6 +165,28 @@ def list_competitions(split: str | None = None) -> list[str]:
     return [spec.id for spec in registry().specs(split)]
 
 
+def select_competitions(names: list[str]) -> list[str]:
+    """Competition ids from ids, aliases, split names (lite, medium, high, practice) and ``@FILE`` (a file
+    with one id or alias per line, # comments allowed); in order, without repeats.
+
+    Raises:
+        UnknownCompetition: a name is none of these.
+    """
+    from mle_env.competition.spec import SPLITS
+
+    ids: list[str] = []
+    for name in names:
+        if name.startswith("@"):
+            lines = Path(name[1:]).read_text().splitlines()
+            found = select_competitions([ln.split("#")[0].strip() for ln in lines if ln.split("#")[0].strip()])
+        elif name in SPLITS:
+            found = list_competitions(name)
+        else:
+            found = [registry().resolve(name)]
+        ids += [cid for cid in found if cid not in ids]
+    return ids
+
+
 def get_spec(name: str) -> CompetitionSpec:
     """Shorthand for ``registry().spec(name)``."""
     return registry().spec(name)

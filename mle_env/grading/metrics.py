@@ -105,15 +105,19 @@ def binary_log_loss(y_true: np.ndarray, y_pred: np.ndarray, eps: float = LOG_LOS
 
 @register_metric("multiclass_log_loss", lower_is_better=True, needs_classes=True)
 def multiclass_log_loss(
-    y_true: np.ndarray, y_pred: np.ndarray, classes: Sequence[str] = (), eps: float = LOG_LOSS_EPS
+    y_true: np.ndarray, y_pred: np.ndarray, classes: Sequence[str] = (), eps: float = LOG_LOSS_EPS,
+    renormalise: bool = True,
 ) -> float:
     """Multi-class log loss as Kaggle computes it: clip to [eps, 1 - eps], then divide each row by its sum.
 
     ``y_true`` is either one-hot (same columns as ``y_pred``) or one label per row, matched against
-    ``classes`` (the submission's probability column names).
+    ``classes`` (the submission's probability column names). MLE-bench's graders call scikit-learn
+    (>= 1.5), which clips at the float64 machine epsilon and does not renormalise: ``eps = 2.220446049250313e-16``
+    and ``renormalise = false`` reproduce it.
     """
     p = np.clip(_as_2d(y_pred).astype(float), eps, 1 - eps)
-    p = p / p.sum(axis=1, keepdims=True)
+    if renormalise:
+        p = p / p.sum(axis=1, keepdims=True)
     if y_true.ndim == 1 or y_true.shape[1] == 1:
         labels = np.ravel(y_true).astype(str)
         index = {str(c): i for i, c in enumerate(classes)}

@@ -6,12 +6,22 @@ A competition names one helper in ``[prepare] helper = "..."`` with ``params``, 
 same test set.
 
 Helpers read from ``ctx.raw`` (never write there: it may be the user's own folder), may use
-``ctx.scratch`` for temporary files, and write only to ``ctx.public`` and ``ctx.private``.
+``ctx.scratch`` for temporary files, and write only to ``ctx.public`` and ``ctx.private``. Raw files may
+still be packed as Kaggle ships them (``train.csv.zip``, ``train.zip`` holding ``train/``):
+:func:`find_raw` and :func:`raw_folder` unpack them into scratch when needed.
+
+Whole recipes (``HELPERS``): ``split_csv`` covers one labelled CSV split into train and test, with one
+or several target columns, one-hot answers for multi-class labels, one file per row (images, clips)
+placed into folders or flat zips, and extra raw files copied along; ``text_normalization`` is the recipe
+of Kaggle's two text-normalization challenges.
 """
 
 from __future__ import annotations
 
+import csv
+import json
 import shutil
+import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +30,7 @@ from typing import Any
 import pandas as pd
 
 from mle_env.competition.spec import CompetitionSpec
-from mle_env.errors import PrepareError
+from mle_env.errors import PrepareError, PrerequisiteError
 
 
 @dataclass
@@ -34,6 +44,8 @@ class PrepareContext:
         private: output folder for answers.
         scratch: a temporary folder, deleted after prepare.
         params: ``[prepare] params`` from competition.toml.
+        raw_owned: True when ``raw`` is mle-env's own cache, whose files may be hard-linked into public/;
+            False for a folder the user gave (``--raw-dir``), which is only ever copied from.
     """
 
     spec: CompetitionSpec
@@ -42,6 +54,12 @@ class PrepareContext:
     private: Path
     scratch: Path
     params: dict[str, Any] = field(default_factory=dict)
+    raw_owned: bool = True
+
+    def may_link(self, source: Path) -> bool:
+        """Whether files under ``source`` may be hard-linked (a link shares the file's mode, and prepare
+        makes public/ read-only, so the user's own files are copied instead)."""
+        return self.raw_owned or not Path(source).resolve().is_relative_to(self.raw.resolve())
 
     def raw_file(self, name: str) -> Path:
         """A raw file that must exist; a missing one raises a PrepareError naming it."""
@@ -53,6 +71,58 @@ class PrepareContext:
                 "the raw folder must hold the competition's original files"
             )
         return path
+
+
+# --- finding raw files -------------------------------------------------------------------------------
+def extract(ctx: PrepareContext, archive: str, into: Path | None = None) -> Path:
+    """Extract raw ``archive`` into ``into`` (default: a scratch folder named after it, reused if there)."""
+    from mle_env.prepare.sources import extract_archive
+
+    dest = into or ctx.scratch / "archives" / archive
+    if into is None and dest.is_dir():
+        return dest
+    dest.mkdir(parents=True, exist_ok=True)
+    extract_archive(ctx.raw_file(archive), dest)
+    return dest
+
+
+def find_raw(ctx: PrepareContext, name: str, archive: str | None = None) -> Path:
+    """The raw file ``name``, or, when it is still packed, the member of that name inside raw ``archive``
+    (default ``<name>.zip``: Kaggle ships many files as ``train.csv.zip``), extracted into scratch."""
+    direct = ctx.raw / name
+    if direct.is_file():
+        return direct
+    if (direct / name).is_file():  # some Kaggle downloads unpack train.json.zip into a folder train.json/
+        return direct / name
+    packed = archive or f"{name}.zip"
+    if not (ctx.raw / packed).is_file():
+        return ctx.raw_file(name)  # raises, naming the file
+    matches = sorted(p for p in extract(ctx, packed).rglob(name) if p.is_file())
+    if not matches:
+        raise PrepareError(f"{packed} in {ctx.raw} holds no file named {name}")
+    return matches[0]
+
+
+def raw_folder(ctx: PrepareContext, folder: str, archive: str | None = None) -> Path:
+    """The raw folder ``folder``, or the same folder inside raw ``archive`` (default ``<folder>.zip``);
+    an archive without that top folder counts as the folder itself."""
+    direct = ctx.raw / folder
+    if direct.is_dir():
+        return direct
+    packed = archive or f"{folder}.zip"
+    if not (ctx.raw / packed).is_file():
+        raise PrepareError(f"raw folder '{folder}' (or archive '{packed}') is missing in {ctx.raw}")
+    root = extract(ctx, packed)
+    return root / folder if (root / folder).is_dir() else root
+
+
+def pillow() -> Any:
+    """PIL.Image, or a PrerequisiteError saying how to install it."""
+    try:
+        from PIL import Image
+    except ImportError as e:
+        raise PrerequisiteError("this competition's images need Pillow: pip install 'mle-env[images]'") from e
+    return Image
 
 
 # --- small pieces ------------------------------------------------------------------------------------
@@ -70,6 +140,13 @@ def write_csv(frame: pd.DataFrame, path: Path, **kwargs: Any) -> None:
     frame.to_csv(path, index=False, **kwargs)
 
 
+def write_json(data: Any, path: Path) -> None:
+    """JSON with a 4-space indent and ASCII escapes (json.dump's defaults), as MLE-bench writes it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=4)
+
+
 def split(items: Any, test_size: float | int, random_state: int = 0) -> tuple[Any, Any]:
     """scikit-learn ``train_test_split(items, test_size=..., random_state=...)``: (train, test)."""
     from sklearn.model_selection import train_test_split
@@ -78,39 +155,61 @@ def split(items: Any, test_size: float | int, random_state: int = 0) -> tuple[An
     return train, test
 
 
-def extract(ctx: PrepareContext, archive: str, into: Path | None = None) -> Path:
-    """Extract raw ``archive`` into ``into`` (default: a scratch folder named after it); returns the folder."""
-    from mle_env.prepare.sources import extract_archive
-
-    dest = into or ctx.scratch / Path(archive).name.split(".")[0]
-    dest.mkdir(parents=True, exist_ok=True)
-    extract_archive(ctx.raw_file(archive), dest)
-    return dest
+def renumber(values: pd.Series, start: int = 0, prefix: str = "") -> pd.Series:
+    """Replace each distinct value by ``<prefix><n>``, n counting from ``start`` in order of first appearance."""
+    mapping = {old: (f"{prefix}{n}" if prefix else n) for n, old in enumerate(values.unique(), start=start)}
+    return values.map(mapping)
 
 
-def copy_files(names: Iterable[str], src: Path, dest: Path) -> int:
-    """Copy ``src/<name>`` to ``dest/<name>`` for each name (hard links when on one filesystem); returns the count."""
-    dest.mkdir(parents=True, exist_ok=True)
+def place_files(pairs: Iterable[tuple[Path, Path]], link: bool = True) -> int:
+    """Put each source file at its target path: a hard link when ``link`` and on one filesystem, else a copy."""
     count = 0
-    for name in names:
-        source = src / name
+    for source, target in pairs:
         if not source.is_file():
             raise PrepareError(f"expected file {source} is missing")
-        target = dest / name
-        try:
-            target.hardlink_to(source)
-        except OSError:
-            shutil.copyfile(source, target)
+        target.parent.mkdir(parents=True, exist_ok=True)
         count += 1
+        if link:
+            try:
+                target.hardlink_to(source)
+                continue
+            except OSError:  # another filesystem, or links not supported: copy instead
+                pass
+        shutil.copyfile(source, target)
     return count
+
+
+def copy_files(names: Iterable[str], src: Path, dest: Path, link: bool = True) -> int:
+    """Copy ``src/<name>`` to ``dest/<name>`` for each name (see :func:`place_files`); returns the count."""
+    dest.mkdir(parents=True, exist_ok=True)
+    return place_files(((src / name, dest / name) for name in names), link)
+
+
+def zip_files(pairs: Iterable[tuple[Path, str]], archive: Path, compression: int = zipfile.ZIP_DEFLATED) -> int:
+    """Write each source file into ``archive`` under its member name; returns the count."""
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    count = 0
+    with zipfile.ZipFile(archive, "w", compression) as zf:
+        for source, member in pairs:
+            if not source.is_file():
+                raise PrepareError(f"expected file {source} is missing")
+            zf.write(source, member)
+            count += 1
+    return count
+
+
+def write_zipped_csv(frame: pd.DataFrame, archive: Path, scratch: Path, **kwargs: Any) -> None:
+    """Write ``frame`` as the one CSV inside ``archive`` (member name: the archive's name without .zip)."""
+    member = archive.name.removesuffix(".zip")
+    staged = scratch / "zipped" / member
+    write_csv(frame, staged, **kwargs)
+    zip_files([(staged, member)], archive)
+    staged.unlink()
 
 
 def sample_submission(ids: pd.Series, id_column: str, values: dict[str, Any]) -> pd.DataFrame:
     """A sample submission: the id column, then one column per target with a constant value."""
-    frame = pd.DataFrame({id_column: ids.to_numpy()})
-    for column, value in values.items():
-        frame[column] = value
-    return frame
+    return pd.DataFrame({id_column: ids.to_numpy(), **values})
 
 
 def one_hot(frame: pd.DataFrame, id_column: str, label_column: str, classes: Sequence[str]) -> pd.DataFrame:
@@ -118,11 +217,27 @@ def one_hot(frame: pd.DataFrame, id_column: str, label_column: str, classes: Seq
     unknown = sorted(set(frame[label_column]) - set(classes))
     if unknown:
         raise PrepareError(f"labels {unknown[:5]} are not in the class list")
-    out = pd.DataFrame({id_column: frame[id_column].to_numpy()})
     labels = frame[label_column].to_numpy()
-    for cls in classes:
-        out[cls] = (labels == cls).astype(int)
-    return out
+    return pd.DataFrame({id_column: frame[id_column].to_numpy(), **{c: (labels == c).astype(int) for c in classes}})
+
+
+def place_row_files(
+    ctx: PrepareContext, row_files: dict[str, Any], id_column: str, train: pd.DataFrame, test: pd.DataFrame
+) -> None:
+    """Put one raw file per row (an image, a clip) beside the new train and test tables.
+
+    ``row_files`` (from competition.toml): ``source`` raw folder, optional ``archive`` holding it, ``name``
+    pattern with ``{id}`` (default ``"{id}"``), and ``train`` / ``test`` output names under public/; a name
+    ending in ``.zip`` becomes a flat archive, anything else a folder (the two may be the same folder).
+    """
+    source = raw_folder(ctx, row_files["source"], row_files.get("archive"))
+    pattern = row_files.get("name", "{id}")
+    for rows, out in ((train, row_files["train"]), (test, row_files["test"])):
+        names = [pattern.format(id=value) for value in rows[id_column]]
+        if out.endswith(".zip"):
+            zip_files(((source / n, n) for n in names), ctx.public / out)
+        else:
+            copy_files(names, source, ctx.public / out, ctx.may_link(source))
 
 
 # --- whole recipes (named in competition.toml) -------------------------------------------------------
@@ -133,32 +248,82 @@ def split_csv(
     test_size: float | int,
     id_column: str,
     target_columns: Sequence[str],
-    sample_values: dict[str, Any],
+    sample_values: dict[str, Any] | None = None,
+    archive: str | None = None,
     random_state: int = 0,
+    keep_order: bool = False,
+    classes: Sequence[str] | None = None,
+    row_files: dict[str, Any] | None = None,
+    also_copy: Sequence[str] = (),
     train_name: str = "train.csv",
     test_name: str = "test.csv",
     answers_name: str = "test.csv",
     sample_name: str = "sample_submission.csv",
     answers_keep: str = "all",
+    exclude: str | None = None,
 ) -> None:
     """One labelled CSV split into a new train and test, as most MLE-bench competitions are.
 
-    Writes public/<train_name> (every column), public/<test_name> (without targets),
-    private/<answers_name> (every column, or only id and targets with ``answers_keep="targets"``) and
-    public/<sample_name> (ids with ``sample_values``).
+    Writes public/<train_name> (every column), public/<test_name> (without targets; skipped when
+    ``test_name`` is empty), private/<answers_name> and public/<sample_name> (ids with ``sample_values``).
+
+    Answers hold every column, or only id and targets with ``answers_keep="targets"``; with ``classes``
+    the single target is a label and the answers are one 0/1 column per class (the sample then defaults to
+    1/len(classes) everywhere). ``keep_order`` keeps both parts in the raw file's row order instead of the
+    split's. ``row_files`` places one file per row (see :func:`place_row_files`); ``also_copy`` copies raw files
+    into public/ unchanged. ``archive`` names the raw zip holding ``file`` (default ``<file>.zip``).
+    ``exclude`` is a pandas query; the rows it matches are removed before the split.
     """
-    frame = read_csv(ctx.raw_file(file))
+    frame = read_csv(find_raw(ctx, file, archive))
+    if exclude:
+        frame = frame.drop(frame.query(exclude).index)
     missing = [c for c in [id_column, *target_columns] if c not in frame.columns]
     if missing:
         raise PrepareError(f"{file} lacks column(s) {missing}; is this the competition's original file?")
     train, test = split(frame, test_size, random_state)
+    if keep_order:  # the same rows as the split picks, listed as in the raw file
+        train, test = train.sort_index(), test.sort_index()
     write_csv(train, ctx.public / train_name)
-    write_csv(test.drop(columns=list(target_columns)), ctx.public / test_name)
-    answers = test if answers_keep == "all" else test[[id_column, *target_columns]]
+    if test_name:
+        write_csv(test.drop(columns=list(target_columns)), ctx.public / test_name)
+    if classes is not None:
+        answers = one_hot(test, id_column, target_columns[0], classes)
+        sample_values = sample_values or {c: 1 / len(classes) for c in classes}
+    else:
+        answers = test if answers_keep == "all" else test[[id_column, *target_columns]]
     write_csv(answers, ctx.private / answers_name)
-    write_csv(sample_submission(test[id_column], id_column, sample_values), ctx.public / sample_name)
+    write_csv(sample_submission(test[id_column], id_column, sample_values or {}), ctx.public / sample_name)
+    if row_files is not None:
+        place_row_files(ctx, row_files, id_column, train, test)
+    copy_files(also_copy, ctx.raw, ctx.public, ctx.may_link(ctx.raw))
+
+
+def text_normalization(ctx: PrepareContext, *, language: str, test_size: float = 0.1, random_state: int = 0) -> None:
+    """Kaggle's text-normalization challenges (``language`` is the file prefix, ``en`` or ``ru``).
+
+    Whole sentences go to train or test (a split of the distinct sentence ids); sentence ids are then
+    renumbered from 0 within each part. Public: ``<lang>_train.csv``, ``<lang>_test_2.csv`` (no ``class``,
+    no ``after``) and ``<lang>_sample_submission_2.csv`` (``after`` = ``before``), each zipped alone as
+    Kaggle ships them. Private: ``answers.csv`` (``id`` = ``<sentence>_<token>``, ``after``) and the
+    sample again. Every CSV quotes its text fields (QUOTE_NONNUMERIC), as MLE-bench writes them.
+    """
+    old = read_csv(find_raw(ctx, f"{language}_train.csv"))
+    train_ids, test_ids = split(old["sentence_id"].unique(), test_size, random_state)
+    train = old[old["sentence_id"].isin(train_ids)].copy()
+    answers = old[old["sentence_id"].isin(test_ids)].copy()
+    for part in (train, answers):
+        part["sentence_id"] = renumber(part["sentence_id"])
+    test = answers.drop(columns=["after", "class"])
+    ids = answers["sentence_id"].astype(str) + "_" + answers["token_id"].astype(str)
+    quoted = {"quoting": csv.QUOTE_NONNUMERIC}
+    sample = pd.DataFrame({"id": ids, "after": test["before"]})
+    write_csv(pd.DataFrame({"id": ids, "after": answers["after"]}), ctx.private / "answers.csv", **quoted)
+    write_csv(sample, ctx.private / "sample_submission.csv", **quoted)
+    for frame, name in ((train, "train"), (test, "test_2"), (sample, "sample_submission_2")):
+        write_zipped_csv(frame, ctx.public / f"{language}_{name}.csv.zip", ctx.scratch, **quoted)
 
 
 HELPERS: dict[str, Callable[..., None]] = {
     "split_csv": split_csv,
+    "text_normalization": text_normalization,
 }

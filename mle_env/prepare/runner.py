@@ -30,7 +30,7 @@ from mle_env.errors import ChecksumMismatch, MleEnvError, PrepareError, SourceUn
 from mle_env.paths import CompetitionPaths
 from mle_env.prepare.helpers import HELPERS, PrepareContext
 from mle_env.prepare.leaderboards import install_leaderboard
-from mle_env.prepare.sources import DirSource, Source, ZipSource, sha256_file, spec_sources
+from mle_env.prepare.sources import DirSource, Source, ZipSource, disk_space, sha256_file, spec_sources
 
 RAW_COMPLETE = ".complete"
 
@@ -73,6 +73,7 @@ def prepare(
     home: str | os.PathLike[str] | None = None,
     dry_run: bool = False,
     log: Callable[[str], None] | None = None,
+    verify: bool = True,
 ) -> PrepareResult:
     """Prepare a competition's data (idempotent: a second call does nothing unless ``force``).
 
@@ -84,19 +85,25 @@ def prepare(
         raw_zip: extract raw files from this archive instead of downloading.
         leaderboard: a leaderboard CSV to install (MLE-bench's format or any CSV with a ``score`` column).
         home: the cache folder (default ``$MLE_ENV_HOME`` or ``~/.cache/mle-env``).
-        dry_run: only say what would be fetched and how big; change nothing.
+        dry_run: only say what would be fetched, how big, and the disk space it needs; change nothing.
         log: called with progress lines.
+        verify: check outputs against the spec's ``expected_checksums`` (False for raw files that are
+            not the originals, e.g. synthetic test data).
 
     Raises:
-        PrepareError: no source could provide the raw files (each source's reason is listed), a raw file
-            is missing or malformed, or an output fails its checksum.
+        PrepareError: no source could provide the raw files (each source's reason is listed, including
+            too little free disk space for a download), a raw file is missing or malformed, or an output
+            fails its checksum.
     """
     say = log or (lambda _line: None)
     spec = get_spec(competition)
     paths = CompetitionPaths(spec.id, Path(home) if home is not None else None)
     sources = _choose_sources(spec, paths, source, raw_dir, raw_zip)
     if dry_run:
-        lines = [s.describe() for s in sources]
+        lines = []
+        for src in sources:
+            note, _ = disk_space(src, paths.root)
+            lines.append(src.describe() + (f", {note}" if note else ""))
         return PrepareResult(spec.id, "dry-run", "would fetch from the first that works: " + " | ".join(lines))
 
     with _locked(paths.root):
@@ -112,7 +119,7 @@ def prepare(
         say(f"preparing {spec.id} from {used}")
         staging = paths.root / f".staging-{uuid.uuid4().hex[:8]}"
         try:
-            manifest = _build(spec, raw, staging, used)
+            manifest = _build(spec, raw, staging, used, verify)
             _install(staging, paths)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
@@ -165,6 +172,10 @@ def _fetch(
         return paths.raw, complete.read_text().strip() or "cache"
     reasons = []
     for src in sources:
+        note, enough = disk_space(src, paths.root)
+        if not enough:
+            reasons.append(f"{src.type}: not enough disk space: {note}")
+            continue
         say(f"fetching raw files: {src.describe()}")
         if src.fills_cache:
             shutil.rmtree(paths.raw, ignore_errors=True)
@@ -201,12 +212,14 @@ def _run_prepare(spec: CompetitionSpec, ctx: PrepareContext) -> None:
     module.prepare(ctx)
 
 
-def _build(spec: CompetitionSpec, raw: Path, staging: Path, source: str) -> dict[str, object]:
+def _build(spec: CompetitionSpec, raw: Path, staging: Path, source: str, verify: bool = True) -> dict[str, object]:
     public, private = staging / "public", staging / "private"
     public.mkdir(parents=True)
     private.mkdir()
     with tempfile.TemporaryDirectory(dir=staging, prefix=".scratch-") as scratch:
-        ctx = PrepareContext(spec, raw, public, private, Path(scratch), dict(spec.prepare.params))
+        ctx = PrepareContext(
+            spec, raw, public, private, Path(scratch), dict(spec.prepare.params), raw_owned=source != DirSource.type
+        )
         try:
             _run_prepare(spec, ctx)
         except MleEnvError:
@@ -216,7 +229,7 @@ def _build(spec: CompetitionSpec, raw: Path, staging: Path, source: str) -> dict
     shutil.copyfile(spec.description_path, public / "description.md")
     _check_outputs(spec, public, private)
     files = {str(p.relative_to(staging)): sha256_file(p) for p in sorted(staging.rglob("*")) if p.is_file()}
-    for rel, expected in spec.expected_checksums.items():
+    for rel, expected in spec.expected_checksums.items() if verify else ():
         if files.get(rel) != expected:
             raise ChecksumMismatch(f"{spec.id}: {rel} has sha256 {files.get(rel)}, expected {expected}")
     manifest = {

@@ -31,6 +31,7 @@ from mle_env.errors import ChecksumMismatch, PrepareError, PrerequisiteError, So
 PYPI_INDEX_ENV = "MLE_ENV_PYPI_INDEX"
 DEFAULT_PYPI_INDEX = "https://pypi.org/simple"
 _CHUNK = 1 << 20
+DISK_FACTOR = 3
 
 
 def sha256_file(path: Path) -> str:
@@ -50,6 +51,13 @@ class Source(ABC):
     fills_cache: bool = True
     #: True for files the user points at (--raw-dir, --raw-zip): always used, never replaced by the cache.
     given_by_user: bool = False
+    #: Approximate size of what fetch downloads or unpacks (None: unknown).
+    size_bytes: int | None = None
+
+    def space_needed(self) -> int | None:
+        """Free bytes fetch and prepare need at the cache: the archive, its extracted files and the prepared
+        copy, estimated as DISK_FACTOR times the download (None when the size is unknown)."""
+        return None if self.size_bytes is None or not self.fills_cache else DISK_FACTOR * self.size_bytes
 
     @abstractmethod
     def describe(self) -> str:
@@ -58,6 +66,25 @@ class Source(ABC):
     @abstractmethod
     def fetch(self, raw: Path) -> Path:
         """Put the raw files into ``raw`` (or point elsewhere); returns the folder prepare should read."""
+
+
+def free_bytes(path: Path) -> int:
+    """Free disk space at ``path``, or at its nearest existing parent (the cache may not exist yet)."""
+    path = Path(path).absolute()
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return shutil.disk_usage(path).free
+
+
+def disk_space(source: Source, where: Path) -> tuple[str, bool]:
+    """A note on the space ``source`` needs at ``where`` and whether there is enough (True when unknown)."""
+    need = source.space_needed()
+    if need is None:
+        return "", True
+    free = free_bytes(where)
+    note = (f"needs about {_size(need)} free at {where} ({DISK_FACTOR} x the download: archive, extracted "
+            f"files, prepared copy); {_size(free)} free")
+    return note, free >= need
 
 
 def _size(nbytes: int | None) -> str:
@@ -79,6 +106,7 @@ class PypiSource(Source):
     def __init__(self, options: dict[str, Any], downloads: Path) -> None:
         self.options = options
         self.downloads = downloads
+        self.size_bytes = options.get("size_bytes")
 
     def describe(self) -> str:
         o = self.options
@@ -272,10 +300,10 @@ class ZipSource(Source):
 
     def __init__(self, archive: Path) -> None:
         self.archive = Path(archive).expanduser().resolve()
+        self.size_bytes = self.archive.stat().st_size if self.archive.is_file() else None
 
     def describe(self) -> str:
-        size = self.archive.stat().st_size if self.archive.is_file() else None
-        return f"zip: {self.archive} ({_size(size)}), extracted into the cache"
+        return f"zip: {self.archive} ({_size(self.size_bytes)}), extracted into the cache"
 
     def fetch(self, raw: Path) -> Path:
         if not self.archive.is_file():

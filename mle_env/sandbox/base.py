@@ -21,6 +21,7 @@ channel, so the semantics of an action are the same everywhere:
 from __future__ import annotations
 
 import abc
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,7 +63,8 @@ class SandboxLimits:
     """Resources of one sandbox.
 
     Attributes:
-        cpus: CPU cores (docker: a CFS quota; None = no limit).
+        cpus: CPU cores (docker: a CFS quota; None = no limit). Both backends also cap the thread pools of
+            OpenMP and BLAS at that many threads (see :meth:`thread_environment`).
         memory: memory limit in bytes or a docker string like ``"4g"`` (docker only; None = no limit).
         pids: most processes and threads at once (docker only).
         shm: size of /dev/shm (docker only).
@@ -81,6 +83,18 @@ class SandboxLimits:
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+    def thread_environment(self) -> dict[str, str]:
+        """Thread counts for OpenMP, BLAS and friends that match ``cpus`` (empty when unlimited).
+
+        Numerical libraries start one thread per host core whatever the CPU quota; several sandboxes on one
+        machine then oversubscribe it, and OpenMP's spinning threads slow each other down many times over.
+        """
+        if self.cpus is None:
+            return {}
+        threads = str(max(1, math.ceil(self.cpus)))
+        return {name: threads for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                                           "NUMEXPR_NUM_THREADS")}
 
 
 @dataclass
@@ -123,8 +137,9 @@ class Sandbox(abc.ABC):
         """
 
     @abc.abstractmethod
-    def read_submission(self, max_bytes: int) -> bytes | str | None:
-        """Copy ``submission/submission.csv`` out of the sandbox.
+    def read_submission(self, max_bytes: int, path: str = SUBMISSION) -> bytes | str | None:
+        """Copy a file (default ``submission/submission.csv``; ``path`` is relative to the working
+        directory and has no ``..``) out of the sandbox.
 
         Returns the bytes; None if there is no such file; or a string saying why it was not copied (a
         symbolic link, a directory, larger than ``max_bytes``). Never follows links out of the sandbox.

@@ -94,7 +94,8 @@ class DockerSandbox(Sandbox):
             command=["sleep", "infinity"], init=True, detach=True, user=f"{AGENT_UID}:{AGENT_UID}",
             working_dir=WORKDIR, network_mode="bridge" if limits.network else "none",
             cap_drop=["ALL"], security_opt=["no-new-privileges"], pids_limit=limits.pids, shm_size=limits.shm,
-            environment={"HOME": f"{WORKDIR}/agent", "MLE_ENV_SANDBOX": "docker", "PYTHONUNBUFFERED": "1"},
+            environment={"HOME": f"{WORKDIR}/agent", "MLE_ENV_SANDBOX": "docker", "PYTHONUNBUFFERED": "1",
+                         **limits.thread_environment()},
             volumes={str(self.public_dir): {"bind": f"{WORKDIR}/data", "mode": "ro"}},
             labels={LABEL: "1", OWNER_PID: str(os.getpid()), OWNER_HOST: socket.gethostname(), **self.labels},
         )
@@ -145,29 +146,30 @@ class DockerSandbox(Sandbox):
         return (f"container {state.get('Status')}, exit code {state.get('ExitCode')}, "
                 f"OOM killed {state.get('OOMKilled')}")
 
-    def read_submission(self, max_bytes: int) -> bytes | str | None:
+    def read_submission(self, max_bytes: int, path: str = SUBMISSION) -> bytes | str | None:
         import docker
 
         if self.container is None:
             return None
+        name = Path(path).name
         try:
-            stream, stat = self.container.get_archive(f"{WORKDIR}/{SUBMISSION}")
+            stream, stat = self.container.get_archive(f"{WORKDIR}/{path}")
         except docker.errors.NotFound:
             return None
         except docker.errors.APIError as e:
             raise SandboxUnavailable(f"cannot copy the submission out: {e}") from e
         mode = int(stat.get("mode", 0))
         if mode & (1 << 27):  # Go's os.ModeSymlink
-            return "submission.csv is a symbolic link; write a regular file"
+            return f"{name} is a symbolic link; write a regular file"
         if mode & (1 << 31):  # os.ModeDir
-            return "submission.csv is a directory"
+            return f"{name} is a directory"
         if int(stat.get("size", 0)) > max_bytes:
-            return f"submission.csv is {stat['size']} bytes, over the {max_bytes}-byte limit"
+            return f"{name} is {stat['size']} bytes, over the {max_bytes}-byte limit"
         data = b"".join(stream)
         with tarfile.open(fileobj=io.BytesIO(data)) as tar:
             member = tar.next()
             if member is None or not member.isfile():
-                return "submission.csv is not a regular file"
+                return f"{name} is not a regular file"
             extracted = tar.extractfile(member)
             return extracted.read(max_bytes + 1) if extracted is not None else None
 

@@ -48,7 +48,10 @@ class LocalSandbox(Sandbox):
         for name in ("submission", "code", "logs"):
             (self.workdir / name).mkdir()
         env = {k: v for k, v in os.environ.items() if not k.startswith(_SECRET_PREFIXES)}
-        env.update(MLE_ENV_SANDBOX="local", PYTHONUNBUFFERED="1")
+        # `python3` in actions is this interpreter, even when it lives in a venv that is not activated
+        env.update(MLE_ENV_SANDBOX="local", PYTHONUNBUFFERED="1",
+                   PATH=os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]),
+                   **self.limits.thread_environment())
         self.process = subprocess.Popen(
             [sys.executable, str(WORKER_PATH), "serve", str(self.workdir)],
             cwd=self.workdir, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -74,22 +77,22 @@ class LocalSandbox(Sandbox):
             raise SandboxUnavailable("the local sandbox is not started")
         return self.client.exec(kind, code, timeout, self.limits.max_output)
 
-    def read_submission(self, max_bytes: int) -> bytes | str | None:
+    def read_submission(self, max_bytes: int, path: str = SUBMISSION) -> bytes | str | None:
         if self.workdir is None:
             return None
-        path = self.workdir / SUBMISSION
+        name = Path(path).name
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            fd = os.open(self.workdir / path, os.O_RDONLY | os.O_NOFOLLOW)
         except FileNotFoundError:
             return None
         except OSError:
-            return "submission.csv is a symbolic link or unreadable; write a regular file"
+            return f"{name} is a symbolic link or unreadable; write a regular file"
         with os.fdopen(fd, "rb") as f:
             st = os.fstat(f.fileno())
             if not _is_regular(st.st_mode):
-                return "submission.csv is not a regular file"
+                return f"{name} is not a regular file"
             if st.st_size > max_bytes:
-                return f"submission.csv is {st.st_size} bytes, over the {max_bytes}-byte limit"
+                return f"{name} is {st.st_size} bytes, over the {max_bytes}-byte limit"
             return f.read(max_bytes + 1)
 
     def python_packages(self) -> dict[str, str]:

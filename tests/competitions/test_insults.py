@@ -53,7 +53,7 @@ def test_tfidf_logistic_regression_medals_against_the_real_leaderboard(
     assert report.status == "scored" and report.valid_submission
     assert (report.gold_threshold, report.silver_threshold, report.bronze_threshold, report.median_threshold) == (
         float(row["gold"]), float(row["silver"]), float(row["bronze"]), float(row["median"]))
-    assert report.leaderboard_teams == int(row["n_teams"]) == 50
+    assert report.leaderboard_teams == int(row["n_teams"])
     assert report.score > float(row["gold"])  # a char TF-IDF model beats the 2012 leaderboard's top 5
     assert report.gold_medal and report.any_medal
     assert report.to_dict()["medal"] == "gold" and report.to_dict()["medal_tier"] == 3

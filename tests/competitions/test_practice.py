@@ -11,23 +11,13 @@ import pytest
 from mle_env.competition.registry import get_spec, list_competitions
 from mle_env.grading.grader import Grader
 from mle_env.grading.leaderboard import read_leaderboard
-from mle_env.prepare.runner import prepare
 from mle_env.reference import load_solutions
 
 PRACTICE = list_competitions("practice")
 
 
-@pytest.fixture(scope="module")
-def practice_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("practice-home")
-    for cid in PRACTICE:
-        prepare(cid, home=home)
-    return home
-
-
 @pytest.fixture
-def grader_for(practice_home: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("MLE_ENV_HOME", str(practice_home))
+def grader_for(practice_home: Path):
     return lambda cid: Grader(get_spec(cid))
 
 

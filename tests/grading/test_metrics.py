@@ -21,10 +21,14 @@ CASES = {
     # -(ln 0.8 + ln 0.7) / 2 = (0.223144 + 0.356675) / 2
     "log_loss": [(A([1, 0]), A([0.8, 0.3]), {}, 0.2899092),
                  # a certain mistake is clipped at 1e-15: -ln(1e-15) / 2 = 34.538776 / 2
-                 (A([1, 0]), A([0.0, 0.0]), {}, 17.2693882)],
+                 (A([1, 0]), A([0.0, 0.0]), {}, 17.2693882),
+                 # MLE-bench's scikit-learn clips at float64 machine epsilon: -ln(2.220446e-16) / 2 = 36.0436534 / 2
+                 (A([1, 0]), A([0.0, 0.0]), {"eps": 2.220446049250313e-16}, 18.0218267)],
     # -(ln 0.7 + ln 0.8) / 2; second case: a row [2, 2] is clipped to [1-1e-15]*2 then normalised to 0.5 -> ln 2
     "multiclass_log_loss": [(A(["a", "b"]), A([[0.7, 0.3], [0.2, 0.8]]), {"classes": ["a", "b"]}, 0.2899092),
-                            (A([[1, 0]]), A([[2.0, 2.0]]), {"classes": ["a", "b"]}, math.log(2))],
+                            (A([[1, 0]]), A([[2.0, 2.0]]), {"classes": ["a", "b"]}, math.log(2)),
+                            # not renormalised (scikit-learn >= 1.5): -(ln 0.5 + ln 0.6) / 2 = (0.693147 + 0.510826) / 2
+                            (A([[1, 0], [0, 1]]), A([[0.5, 0.3], [0.0, 0.6]]), {"renormalise": False}, 0.6019864)],
     "accuracy": [(A([1, 2, 3, 4]), A([1, 2, 0, 4]), {}, 0.75),
                  (A([3, 1]), A([3.0, 1.0]), {}, 1.0),
                  (A(["x", "y"]), A(["x", "z"]), {}, 0.5)],
@@ -80,3 +84,24 @@ def test_levenshtein_symmetric() -> None:
 def test_multiclass_log_loss_rejects_labels_without_a_column() -> None:
     with pytest.raises(ValueError, match="no submission column"):
         get_metric("multiclass_log_loss")(A(["c"]), A([[0.5, 0.5]]), classes=["a", "b"])
+
+
+def test_log_losses_with_mlebench_params_equal_scikit_learn() -> None:
+    """The Lite competitions' log-loss params reproduce MLE-bench's scikit-learn calls exactly."""
+    import warnings
+
+    from sklearn.metrics import log_loss
+
+    rng = np.random.default_rng(0)
+    eps = float(np.finfo(np.float64).eps)
+    probs = rng.dirichlet(np.ones(4), 50)
+    probs[0] = [1.0, 0.0, 0.0, 0.0]  # a confident mistake or hit, where the clipping matters
+    labels = rng.integers(0, 4, 50)
+    onehot = np.eye(4)[labels]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scikit-learn renames y_pred to y_proba in 1.9
+        expected = log_loss(onehot, probs)
+        binary_expected = log_loss(labels % 2, probs[:, 0])
+    ours = get_metric("multiclass_log_loss")(onehot, probs, eps=eps, renormalise=False)
+    assert ours == pytest.approx(expected, abs=1e-12)
+    assert get_metric("log_loss")(labels % 2, probs[:, 0], eps=eps) == pytest.approx(binary_expected, abs=1e-12)

@@ -1,0 +1,446 @@
+"""ReactPolicy: an LLM works through the competition one tool call at a time.
+
+Each step the model sees the system prompt, the task with the data files, and the recent history of its
+actions and their results, then calls one tool: ``shell``, ``python``, ``validate`` or ``submit`` (the
+environment's four actions). Models and servers without tool calling can answer in plain text instead:
+a JSON object naming the tool, a fenced ```bash or ```python block, or a line that says ``validate`` or
+``submit`` (:func:`parse_text_action`). A reply with no action, or one repeating the action that just
+failed, gets one short correction; a second reply without an action becomes ``validate``.
+
+The policy guards the budget itself: when two steps or less than a minute are left it validates the
+submission (unless that was just done) and then submits, without asking the model. A ``submit`` asked
+for before any validation of the current submission is preceded by a ``validate``.
+
+History is kept under ``history_chars`` characters: the oldest turns are first condensed (their outputs
+dropped), then left out; the system prompt and the task are always kept. Every LLM call is attached to
+the trajectory (``policy.llm``: one record, or a list when a correction was needed), with the decision's
+source under ``policy.react``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+from dataclasses import dataclass
+from typing import Any
+
+from mle_env.actions import ACTION_TYPES
+from mle_env.agents.llm import Completion, LLMClient, LLMError, ToolCall
+from mle_env.agents.policy import BasePolicy
+from mle_env.observation import clip
+
+SYSTEM_PROMPT = """\
+You are a machine-learning engineer working alone in a sandbox on one competition. You act only through \
+four tools:
+- shell: run a bash command in the working directory.
+- python: run code in one persistent Python interpreter (variables and imports carry over, like notebook cells).
+- validate: check ./submission/submission.csv against the required format.
+- submit: end the episode; the submission is then scored on a hidden test set.
+
+How to work:
+1. Look at the data before modelling: file sizes, columns, a few rows, the sample submission.
+2. Keep scripts in ./code and logs in ./logs. Print short summaries, never whole tables.
+3. Hold out part of the training data to estimate your score; you will never see the test score.
+4. Get a valid submission early with a simple, fast model, then improve it while the budget allows.
+5. Write a prediction for every test row to ./submission/submission.csv in exactly the format asked for, \
+validate it, and submit once it is valid and you are done.
+6. Every result shows the time and steps left. Long training runs can use up the budget.
+
+Call exactly one tool per reply. If you cannot call tools, reply with one JSON object such as \
+{"name": "shell", "arguments": {"code": "ls data"}}, or with a single ```bash or ```python code block."""
+
+CORRECTION = ("Your reply had no action I could run. Reply with exactly one tool call, or one JSON object "
+              '{"name": ..., "arguments": {...}}, or one ```bash or ```python block, or the word validate or submit.')
+REPEAT = ("That is exactly the action that just failed. Read its error and do something different, for example "
+          "look at the files or write the missing script first.")
+
+_CODE_PARAMS = {
+    "type": "object",
+    "properties": {
+        "code": {"type": "string", "description": "the code to run"},
+        "timeout": {"type": "number", "description": "seconds before it is stopped (optional)"},
+    },
+    "required": ["code"],
+}
+_NO_PARAMS: dict[str, Any] = {"type": "object", "properties": {}}
+TOOLS: list[dict[str, Any]] = [
+    {"type": "function", "function": {"name": name, "description": text, "parameters": params}}
+    for name, text, params in (
+        ("shell", "Run a bash command in the working directory; returns stdout, stderr and the exit code.",
+         _CODE_PARAMS),
+        ("python", "Run Python code in the persistent interpreter; the value of a last expression is printed.",
+         _CODE_PARAMS),
+        ("validate", "Check ./submission/submission.csv; answers 'valid' or what is wrong.", _NO_PARAMS),
+        ("submit", "End the episode and have ./submission/submission.csv scored.", _NO_PARAMS),
+    )
+]
+
+_ALIASES = {"bash": "shell", "sh": "shell", "shell": "shell", "python": "python", "python3": "python",
+            "py": "python", "validate": "validate", "submit": "submit"}
+_SHELL_FENCES = {"bash", "sh", "shell", "console", "zsh"}
+_PYTHON_FENCES = {"python", "python3", "py"}
+_FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.S)
+_PYTHON_LOOK = re.compile(r"^\s*(import \w|from \S+ import|def |print\()", re.M)
+_LOOSE_NAME = re.compile(r'"name"\s*:\s*"(\w+)"')
+_LOOSE_CODE = re.compile(r'"code"\s*:\s*(?:"""(.*?)"""|\'\'\'(.*?)\'\'\')', re.S)
+_KEYWORD = re.compile(r"^\W*(?:action\s*:\s*)?(validate|submit)(?:\(\))?\W*$", re.I | re.M)
+_CONDENSED_CHARS = 300
+_MIN_HISTORY_CHARS = 4_000
+VALIDATE: dict[str, Any] = {"type": "validate"}
+SUBMIT: dict[str, Any] = {"type": "submit"}
+
+
+# --- from model output to actions --------------------------------------------------------------------
+def tool_to_action(name: Any, arguments: Any) -> dict[str, Any] | None:
+    """The environment action for a call of tool ``name`` with ``arguments``, or None if it is unusable.
+
+    Tool names ``bash``/``sh`` mean shell and ``python3``/``py`` python; the code may come as ``code``,
+    ``command``, ``cmd`` or ``script``; a positive numeric ``timeout`` is kept.
+    """
+    kind = _ALIASES.get(str(name).strip().lower()) if isinstance(name, str) else None
+    if kind is None:
+        return None
+    if kind in ("validate", "submit"):
+        return {"type": kind}
+    args = arguments if isinstance(arguments, dict) else {}
+    code = next((args[k] for k in ("code", "command", "cmd", "script") if isinstance(args.get(k), str)), None)
+    if not code or not code.strip():
+        return None
+    action: dict[str, Any] = {"type": kind, "code": code}
+    timeout = args.get("timeout")
+    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
+        action["timeout"] = float(timeout)
+    return action
+
+
+def _json_action(obj: dict[str, Any]) -> dict[str, Any] | None:
+    """An action from a JSON object: ``{"name", "arguments"}`` (or tool/function, parameters/args) or an
+    action itself (``{"type": "shell", "code": ...}``)."""
+    if obj.get("type") in ACTION_TYPES:
+        return tool_to_action(obj["type"], obj)
+    name, args = obj.get("name") or obj.get("tool"), obj.get("arguments", obj.get("parameters", obj.get("args")))
+    function = obj.get("function")
+    if isinstance(function, dict):
+        name, args = function.get("name"), function.get("arguments", args)
+    elif isinstance(function, str) and name is None:
+        name = function
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except ValueError:
+            return None
+    return tool_to_action(name, args)
+
+
+def _first_json_action(text: str, max_tries: int = 20) -> dict[str, Any] | None:
+    decoder = json.JSONDecoder()
+    start = text.find("{")
+    for _ in range(max_tries):
+        if start < 0:
+            return None
+        try:
+            obj, _end = decoder.raw_decode(text, start)
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict) and (action := _json_action(obj)) is not None:
+            return action
+        start = text.find("{", start + 1)
+    return None
+
+
+def _loose_json_action(text: str) -> dict[str, Any] | None:
+    '''An action from the almost-JSON that small models write: a tool ``"name"`` and a ``"code"`` in Python's
+    triple quotes, which JSON does not allow. Code cut off before its closing quotes is not taken.'''
+    name, code = _LOOSE_NAME.search(text), _LOOSE_CODE.search(text)
+    if name is None or code is None:
+        return None
+    body = code.group(1) if code.group(1) is not None else code.group(2)
+    return tool_to_action(name.group(1), {"code": textwrap.dedent(body).strip("\n") + "\n"})
+
+
+def _fenced_action(text: str) -> dict[str, Any] | None:
+    for match in _FENCE.finditer(text):
+        language, code = match.group(1).lower(), match.group(2)
+        if not code.strip():
+            continue
+        if language in _SHELL_FENCES:
+            return {"type": "shell", "code": code}
+        if language in _PYTHON_FENCES:
+            return {"type": "python", "code": code}
+        if not language:
+            return {"type": "python" if _PYTHON_LOOK.search(code) else "shell", "code": code}
+    return None
+
+
+def _keyword_action(text: str) -> dict[str, Any] | None:
+    words = {m.group(1).lower() for m in _KEYWORD.finditer(text)}
+    if "validate" in words:
+        return dict(VALIDATE)
+    return dict(SUBMIT) if "submit" in words else None
+
+
+def parse_text_action(text: str) -> dict[str, Any] | None:
+    """The action a plain-text reply asks for, or None.
+
+    In order: the first JSON object that names a tool or is an action (also with the code in triple
+    quotes, which is not JSON but common); the first fenced code block
+    (```bash/```sh → shell, ```python → python, unlabelled → python if it looks like Python, else shell);
+    a line that is just ``validate`` or ``submit`` (validate wins when both appear).
+    """
+    return _first_json_action(text) or _loose_json_action(text) or _fenced_action(text) or _keyword_action(text)
+
+
+def _same(action: dict[str, Any] | None, other: dict[str, Any] | None) -> bool:
+    """Whether two actions run the same thing (timeouts aside)."""
+    if action is None or other is None:
+        return False
+    return (action["type"], action.get("code", "").strip()) == (other["type"], other.get("code", "").strip())
+
+
+def _reply_text(completion: Completion) -> str:
+    """A reply as plain text, its first tool call written as JSON when it has no text."""
+    if completion.content.strip():
+        return completion.content
+    if completion.tool_calls:
+        call = completion.tool_calls[0]
+        return json.dumps({"name": call.name, "arguments": call.arguments})
+    return "(empty reply)"
+
+
+def describe_observation(obs: dict[str, Any], output_chars: int) -> str:
+    """A result as the model reads it: action, exit code, stdout/stderr (each cut to ``output_chars``),
+    the environment's message and the budget left."""
+    lines = [f"{obs['action']}: exit code {int(obs['exit_code'])}" + (" (timed out)" if int(obs["timed_out"]) else "")]
+    for key in ("stdout", "stderr"):
+        text = str(obs[key]).strip("\n")
+        if text:
+            lines.append(f"{key}:\n{clip(text, output_chars)}")
+    if str(obs["message"]).strip():
+        lines.append(f"message: {str(obs['message']).strip()}")
+    steps = int(obs["steps_left"])
+    steps_text = f"{steps} steps" if steps >= 0 else "no step limit"
+    lines.append(f"budget left: {float(obs['time_left']):.0f} s, {steps_text}")
+    return "\n".join(lines)
+
+
+# --- history -----------------------------------------------------------------------------------------
+@dataclass
+class Turn:
+    """One step: what the model replied (or None when the policy acted itself), the action, its result."""
+
+    action: dict[str, Any]
+    reply: str | None = None
+    call: ToolCall | None = None
+    result: str = ""
+    note: str = ""
+    condensed: bool = False
+
+    def messages(self) -> list[dict[str, Any]]:
+        """The turn as chat messages (a tool-call turn is answered with a ``tool`` message)."""
+        result = self.result if not self.condensed else self.result.split("\n", 1)[0] + "\n[output left out]"
+        result = f"{self.note}\n{result}" if self.note else result
+        reply = _shorten(self.reply or "") if self.condensed else (self.reply or "")
+        if self.call is not None:
+            arguments = {k: _shorten(v) if self.condensed and isinstance(v, str) else v
+                         for k, v in self.call.arguments.items()}
+            call = {"id": self.call.id, "type": "function",
+                    "function": {"name": self.call.name, "arguments": json.dumps(arguments)}}
+            return [{"role": "assistant", "content": reply, "tool_calls": [call]},
+                    {"role": "tool", "tool_call_id": self.call.id, "content": result}]
+        if self.reply is not None:
+            return [{"role": "assistant", "content": reply}, {"role": "user", "content": result}]
+        return [{"role": "user", "content": f"(The harness ran {self.action['type']} itself.)\n{result}"}]
+
+    def chars(self) -> int:
+        return sum(_message_chars(m) for m in self.messages())
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= _CONDENSED_CHARS else text[:_CONDENSED_CHARS] + " [...]"
+
+
+def _message_chars(message: dict[str, Any]) -> int:
+    calls = message.get("tool_calls") or ()
+    return len(message.get("content") or "") + sum(len(c["function"]["arguments"]) for c in calls)
+
+
+class History:
+    """The conversation: the fixed head (system prompt, task) and the turns, kept under ``budget_chars``."""
+
+    def __init__(self, system: str, task: str, budget_chars: int) -> None:
+        self.system, self.task, self.budget_chars = system, task, budget_chars
+        self.turns: list[Turn] = []
+        self.left_out = 0
+
+    def add(self, turn: Turn) -> None:
+        self.turns.append(turn)
+        self._fit()
+
+    def shrink(self) -> bool:
+        """Halve the budget (not below a floor); False when it cannot shrink any more."""
+        if self.budget_chars <= _MIN_HISTORY_CHARS:
+            return False
+        self.budget_chars = max(_MIN_HISTORY_CHARS, self.budget_chars // 2)
+        self._fit()
+        return True
+
+    def messages(self) -> list[dict[str, Any]]:
+        task = self.task
+        if self.left_out:
+            task += f"\n\n({self.left_out} earlier step(s) were left out of this conversation to save space.)"
+        out = [{"role": "system", "content": self.system}, {"role": "user", "content": task}]
+        for turn in self.turns:
+            out.extend(turn.messages())
+        return out
+
+    def chars(self) -> int:
+        return len(self.system) + len(self.task) + sum(t.chars() for t in self.turns)
+
+    def _fit(self) -> None:
+        """Condense the oldest turns, then leave them out, until under budget; the last turn stays whole."""
+        while self.chars() > self.budget_chars and len(self.turns) > 1:
+            older = next((t for t in self.turns[:-1] if not t.condensed), None)
+            if older is not None:
+                older.condensed = True
+            else:
+                self.turns.pop(0)
+                self.left_out += 1
+
+
+# --- the policy --------------------------------------------------------------------------------------
+class ReactPolicy(BasePolicy):
+    """Tool-calling LLM agent; see the module docstring for its behaviour.
+
+    Args:
+        llm: the client to use; by default one built from the environment (``LLMConfig.from_env``) with
+            ``model``, ``base_url`` and ``api_key`` overriding it when given.
+        max_tokens, temperature: per LLM call.
+        history_chars: the conversation's size limit in characters (halved, down to 4,000, when the server
+            says the prompt is too long).
+        output_chars: characters kept of each of stdout and stderr in a result (start and end).
+        max_llm_failures: LLM calls in a row that may fail (server unreachable after the client's retries)
+            before the policy raises; each failure costs a ``validate`` step. Other LLM errors (a refused
+            key, an unknown model) raise at once.
+    """
+
+    def __init__(
+        self, llm: LLMClient | None = None, *, model: str | None = None, base_url: str | None = None,
+        api_key: str | None = None, max_tokens: int = 768, temperature: float = 0.2, history_chars: int = 24_000,
+        output_chars: int = 2_000, max_llm_failures: int = 3,
+    ) -> None:
+        super().__init__()
+        self.llm = llm if llm is not None else LLMClient(model=model, base_url=base_url, api_key=api_key)
+        self.max_tokens, self.temperature = max_tokens, temperature
+        self.history_chars, self.output_chars, self.max_llm_failures = history_chars, output_chars, max_llm_failures
+        self.history = History(SYSTEM_PROMPT, "", history_chars)
+        self._pending: Turn | None = None
+        self._verdict: str | None = None  # "valid"/"invalid" once validated since the last code action
+        self._submit_when_valid = False
+        self._last_failed: dict[str, Any] | None = None  # the last action, if it was code that failed
+        self._failures = 0
+        self._steps = 0
+
+    def reset(self, obs: dict[str, Any], info: dict[str, Any]) -> None:
+        super().reset(obs, info)
+        task = f"{obs['task'].rstrip()}\n\n# Files\n{obs['files']}"
+        self.history = History(SYSTEM_PROMPT, task, self.history_chars)
+        self._pending, self._verdict, self._submit_when_valid, self._last_failed = None, None, False, None
+        self._failures = self._steps = 0
+
+    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
+        self._observe(obs)
+        self._steps += 1
+        forced, source = self._guard(obs)
+        turn, source = (Turn(forced), source) if forced is not None else self._ask()
+        if turn.action["type"] == "submit" and self._verdict is None:
+            self._submit_when_valid = True
+            turn.action, turn.note = dict(VALIDATE), "(The submission is validated before it is submitted.)"
+        self.annotate(react={"source": source})
+        self._pending = turn
+        return turn.action
+
+    def close(self) -> None:
+        """Nothing to release: the LLM client stays usable for the next episode."""
+
+    # -- internals --------------------------------------------------------------------------------------
+    def _observe(self, obs: dict[str, Any]) -> None:
+        """Record the last action's result in the history and track the submission's validation state."""
+        kind = str(obs["action"])
+        if kind in ("shell", "python"):
+            self._verdict = None
+        elif kind == "validate":
+            self._verdict = "valid" if str(obs["stdout"]).strip() == "valid" else "invalid"
+        self._last_failed = None
+        if self._pending is not None and kind != "reset":
+            self._pending.result = describe_observation(obs, self.output_chars)
+            self.history.add(self._pending)
+            if kind in ("shell", "python") and int(obs["exit_code"]) != 0:
+                self._last_failed = self._pending.action
+        self._pending = None
+
+    def _guard(self, obs: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+        """The action that a pending submit or the budget dictates, if any, and why."""
+        if self._submit_when_valid:
+            self._submit_when_valid = False
+            if self._verdict == "valid":
+                return dict(SUBMIT), "submit_after_valid"
+        steps_left, time_left = int(obs["steps_left"]), float(obs["time_left"])
+        if 0 <= steps_left <= 2 or time_left < 60:
+            return (dict(VALIDATE) if self._verdict is None else dict(SUBMIT)), "budget"
+        return None, ""
+
+    def _ask(self) -> tuple[Turn, str]:
+        """The model's next turn (with one correction round) and where its action came from; attaches
+        every LLM call to the trajectory."""
+        records: list[dict[str, Any]] = []
+        try:
+            turn, source = self._converse(records)
+            self._failures = 0
+            return turn, source
+        except LLMError as e:
+            if e.kind != "unavailable" or self._failures + 1 >= self.max_llm_failures:
+                raise
+            self._failures += 1
+            self.annotate(llm_error=str(e))
+            return Turn(dict(VALIDATE)), "llm_error"
+        finally:
+            if records:
+                self.annotate(llm=records[0] if len(records) == 1 else records)
+
+    def _converse(self, records: list[dict[str, Any]]) -> tuple[Turn, str]:
+        """Ask once; a reply without an action, or repeating the action that just failed, is answered with
+        one correction. A second reply without an action becomes ``validate``; a second repeat is run."""
+        first = self._chat([], records)
+        action, call = self._action_from(first)
+        correction = CORRECTION if action is None else REPEAT if _same(action, self._last_failed) else None
+        if correction is None:
+            return Turn(action, first.content, call), "tool_call" if call is not None else "text"
+        second = self._chat([{"role": "assistant", "content": _reply_text(first)},
+                             {"role": "user", "content": correction}], records)
+        action, call = self._action_from(second)
+        if action is None:
+            return Turn(dict(VALIDATE), second.content, None), "fallback"
+        return Turn(action, second.content, call), "correction"
+
+    def _chat(self, extra: list[dict[str, Any]], records: list[dict[str, Any]]) -> Completion:
+        """One LLM call on the history plus ``extra`` messages; a prompt too long for the model shrinks the
+        history and is sent again."""
+        while True:
+            try:
+                completion = self.llm.chat(self.history.messages() + extra, tools=TOOLS, max_tokens=self.max_tokens,
+                                           temperature=self.temperature)
+            except LLMError as e:
+                if e.kind != "context" or not self.history.shrink():
+                    raise
+                continue
+            records.append(completion.record())
+            return completion
+
+    def _action_from(self, completion: Completion) -> tuple[dict[str, Any] | None, ToolCall | None]:
+        """The action in a reply (its first usable tool call, else its text) and the tool call it came from."""
+        for call in completion.tool_calls:
+            action = tool_to_action(call.name, call.arguments)
+            if action is not None:
+                return action, ToolCall(call.name, call.arguments, call.id or f"call_{self._steps}")
+        return parse_text_action(completion.content), None

@@ -1,0 +1,7 @@
+"""``python -m mle_env.cli``: the same as the ``mle-env`` command."""
+
+import sys
+
+from mle_env.cli import main
+
+sys.exit(main())

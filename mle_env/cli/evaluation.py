@@ -1,0 +1,88 @@
+"""``mle-env eval`` (an agent over many competitions and seeds) and ``mle-env report DIR``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mle_env.cli.competitions import console
+from mle_env.cli.episodes import add_agent_arguments, add_env_arguments, agent_options, env_options
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("eval", help="run an agent over competitions x seeds and report pass@k")
+    p.add_argument("--competitions", nargs="+", required=True, metavar="NAME",
+                   help="ids, aliases, splits (lite, medium, high, practice) or @FILE with one id per line")
+    p.add_argument("--seeds", type=int, default=1, help="episodes per competition (seeds 0..K-1)")
+    p.add_argument("--workers", type=int, default=1, help="episodes at a time in the local pool")
+    p.add_argument("--out", type=Path, required=True, help="the run directory (rerun to resume)")
+    p.add_argument("--ray", dest="ray_address", metavar="ADDRESS", help="run on this Ray cluster instead")
+    p.add_argument("--cpus-per-episode", type=float, default=1.0, help="Ray: CPUs each episode declares")
+    p.add_argument("--gpus-per-episode", type=float, default=0.0, help="Ray: GPUs each episode declares")
+    p.add_argument("--data-dir", help="a data folder shared by all workers (their MLE_ENV_HOME)")
+    p.add_argument("--max-infra-retries", type=int, default=2)
+    p.add_argument("--inject-infra-failure", action="append", default=[], metavar="COMPETITION:SEED",
+                   help="testing aid: kill the sandbox of this episode's first attempt")
+    add_env_arguments(p)
+    add_agent_arguments(p)
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("report", help="rebuild summary.json, tables and plots from a run's results.jsonl")
+    p.add_argument("out", type=Path)
+    p.add_argument("--json", action="store_true", help="print summary.json instead of tables")
+    p.set_defaults(func=cmd_report)
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from mle_env.competition.registry import select_competitions
+    from mle_env.evaluation import EvalConfig, evaluate
+    from mle_env.evaluation.runner import episodes_to_run
+
+    config = EvalConfig(
+        agent=args.agent, agent_options=agent_options(args), competitions=select_competitions(args.competitions),
+        seeds=args.seeds, out=args.out, workers=args.workers, env_options=env_options(args),
+        ray_address=args.ray_address,
+        cpus_per_episode=args.cpus_per_episode, gpus_per_episode=args.gpus_per_episode, data_dir=args.data_dir,
+        max_infra_retries=args.max_infra_retries, inject_infra_failures=args.inject_infra_failure,
+    )
+    out = console()
+    todo = len(episodes_to_run(config))
+    total = len(config.competitions) * config.seeds
+    out.print(f"{args.agent}: {len(config.competitions)} competitions x {config.seeds} seeds = {total} episodes; "
+              f"{total - todo} already finished in {args.out}")
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=out) as progress:
+        bar = progress.add_task("episodes", total=todo)
+
+        def on_result(record: dict, done: int, _total: int) -> None:
+            grade = record.get("grade") or {}
+            tag = record["status"] if record["status"] != "ok" else grade.get("medal", "")
+            progress.print(f"{record['competition_id']} seed {record['seed']} (attempt {record['attempt']}): "
+                           f"{tag} {grade.get('score', '')}")
+            progress.update(bar, completed=done)
+
+        evaluate(config, progress=on_result)
+    return show_report(args.out, as_json=False)
+
+
+def show_report(path: Path, as_json: bool) -> int:
+    import json
+
+    from mle_env.evaluation.report import render, summarize
+
+    summary = summarize(path)
+    if as_json:
+        print(json.dumps(summary, indent=2, default=str))
+    else:
+        render(summary, console())
+        console().print(f"summary: {Path(path) / 'summary.json'}; plot: {Path(path) / 'pass_at_k.png'}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    if not (args.out / "results.jsonl").is_file():
+        print(f"error: {args.out} has no results.jsonl")
+        return 2
+    return show_report(args.out, args.json)

@@ -1,0 +1,75 @@
+"""The run directory of an evaluation and its results file.
+
+``<out>/config.json`` is what was asked for (agent, options, competitions, seeds, limits);
+``<out>/results.jsonl`` has one line per episode attempt, appended as each one ends:
+
+    {"competition_id", "competition_version", "split", "seed", "attempt", "agent", "status",
+     "grade": GradeReport dict | null, "reward", "steps", "wall_time_s", "hardware", "error",
+     "trajectory", "finished_at"}
+
+``status`` is ``ok``, ``agent_error`` (the agent's code crashed; its submission was graded) or
+``infra_error`` (the infrastructure failed; retried up to a limit and never counted against the agent).
+An episode is finished when it has a record that is not an infrastructure error; rerunning the same
+command skips finished episodes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+RESULTS = "results.jsonl"
+CONFIG = "config.json"
+
+
+def read_results(out: Path) -> list[dict[str, Any]]:
+    """Every complete record of ``out/results.jsonl`` (a torn last line from a killed run is skipped)."""
+    path = Path(out) / RESULTS
+    if not path.is_file():
+        return []
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return records
+
+
+def append_result(out: Path, record: dict[str, Any]) -> None:
+    """Append one record and flush it to disk."""
+    with open(Path(out) / RESULTS, "a", encoding="utf-8") as f:
+        f.write(json.dumps(record, default=str) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def finished_keys(records: list[dict[str, Any]]) -> set[tuple[str, int]]:
+    return {(r["competition_id"], int(r["seed"])) for r in records if r.get("status") != "infra_error"}
+
+
+def write_config(out: Path, config: dict[str, Any]) -> None:
+    """Record the run's configuration; a rerun into the same folder must ask for the same agent.
+
+    Raises:
+        ValueError: ``out`` holds a run of another agent or with other agent options.
+    """
+    path = Path(out) / CONFIG
+    if path.is_file():
+        old = json.loads(path.read_text())
+        for key in ("agent", "agent_options"):
+            if old.get(key) != config.get(key):
+                raise ValueError(f"{out} holds a run with {key}={old.get(key)!r}, not {config.get(key)!r}; "
+                                 "use another --out folder")
+        merged = {**old, "competitions": sorted(set(old.get("competitions", [])) | set(config["competitions"])),
+                  "seeds": max(old.get("seeds", 0), config["seeds"])}
+        config = {**config, **merged}
+    Path(out).mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(config, indent=2, default=str))
+
+
+def read_config(out: Path) -> dict[str, Any]:
+    path = Path(out) / CONFIG
+    return json.loads(path.read_text()) if path.is_file() else {}

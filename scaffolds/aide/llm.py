@@ -1,0 +1,58 @@
+"""The LLM proposer: an LLM writes each solution's plan and program from the task, a data preview, a
+size-capped memory of earlier nodes and (improve/debug) the parent's code and output."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from mle_env.scaffolds.aide import prompts
+from mle_env.scaffolds.aide.journal import Node
+from mle_env.scaffolds.aide.proposer import Proposal, SearchContext
+
+_FENCE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.DOTALL)
+
+
+def split_reply(text: str) -> tuple[str, str]:
+    """(plan, code) from a reply: the first fenced block is the code, the text before it the plan.
+
+    A reply without a fence is taken as code when it looks like Python, else as a plan with no code.
+    """
+    match = _FENCE.search(text)
+    if match:
+        return text[: match.start()].strip(), match.group(1).strip() + "\n"
+    open_fence = re.search(r"```(?:python|py)?[ \t]*\n", text)
+    if open_fence:  # the reply was cut off inside the code block
+        return text[: open_fence.start()].strip(), text[open_fence.end():].strip() + "\n"
+    looks_like_code = re.search(r"^\s*(import |from \w+ import |def |print\()", text, re.MULTILINE)
+    return ("", text.strip() + "\n") if looks_like_code else (text.strip(), "")
+
+
+class LLMProposer:
+    """See the module docstring; every completion is kept on the proposal (and so in the journal)."""
+
+    needs_profile = False
+
+    def __init__(self, llm: Any = None, memory_chars: int = 4000, output_chars: int = 2000, **llm_options: Any) -> None:
+        if llm is None:
+            from mle_env.agents.llm import LLMClient
+
+            llm = LLMClient(**llm_options)
+        self.llm = llm
+        self.memory_chars = memory_chars
+        self.output_chars = output_chars
+
+    def propose(self, operator: str, parent: Node | None, ctx: SearchContext) -> Proposal:
+        context = prompts.header(ctx.task, ctx.data_preview, ctx.metric, ctx.lower_is_better, ctx.node_timeout)
+        past = prompts.memory(ctx.journal, self.memory_chars)
+        if operator == "draft":
+            user = prompts.draft(context, past)
+        elif operator == "improve":
+            assert parent is not None
+            user = prompts.improve(context, past, parent, self.output_chars)
+        else:
+            assert parent is not None
+            user = prompts.debug(context, parent, self.output_chars)
+        completion = self.llm.chat([{"role": "system", "content": prompts.SYSTEM}, {"role": "user", "content": user}])
+        plan, code = split_reply(completion.content)
+        return Proposal(plan=plan or f"{operator} (no plan given)", code=code, llm=[completion.record()])

@@ -1,0 +1,183 @@
+"""AidePolicy: AIDE-style solution-tree search as a policy of MLEEnv.
+
+The loop: look at the data; then, node after node, ask the search which operator to apply (draft,
+improve the best node, or debug a buggy leaf), let the proposer write the program, run it in its own
+folder (``code/node_<id>/``) with a timeout capped by the time left, read the validation score it
+printed, check its submission with ``validate``, and, when it is valid and better than the incumbent
+(see :func:`better`), copy it to ``./submission/submission.csv``. So the best valid submission sits in
+./submission at all times and a run stopped anywhere still has an answer. Every node is appended to the
+journal as it finishes; a run started with an existing journal resumes: it reruns the best node to
+restore its submission, then goes on.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from mle_env.agents.baseline import INSPECT
+from mle_env.agents.scripted import (
+    Script,
+    ScriptedPolicy,
+    fold_scores,
+    install_mlkit,
+    last_json,
+    profile_action,
+    validation_score,
+)
+from mle_env.scaffolds.aide.config import AideConfig
+from mle_env.scaffolds.aide.journal import Journal, Node
+from mle_env.scaffolds.aide.proposer import Proposer, SearchContext
+from mle_env.scaffolds.aide.search import next_move
+
+_STEPS_PER_NODE = 3  # run, validate, promote
+_EOF = "MLE_ENV_AIDE_EOF"
+
+
+def run_action(node: Node, timeout: float) -> dict[str, Any]:
+    """A shell action that saves the node's program in code/node_<id>/ and runs it there."""
+    folder = f"code/node_{node.id}"
+    return {"type": "shell", "timeout": timeout, "code": (
+        f"mkdir -p {folder}/submission && ln -sfn ../../data {folder}/data\n"
+        f"cat > {folder}/solution.py <<'{_EOF}'\n{node.code.rstrip()}\n{_EOF}\n"
+        f"cd {folder} && python3 solution.py"
+    )}
+
+
+def promote_action(node: Node) -> dict[str, Any]:
+    """Copy the node's submission to ./submission/submission.csv in one rename (never half-written)."""
+    return {"type": "shell", "code": f"cp {node.submission_path} submission/.candidate.csv && "
+                                     "mv submission/.candidate.csv submission/submission.csv"}
+
+
+def better(node: Node, best: Node | None, lower_is_better: bool) -> bool:
+    """Whether ``node`` should replace the incumbent ``best``.
+
+    When both scored themselves on the same cross-validation folds, the improvement must be larger than
+    one standard error of the paired per-fold differences: taking the maximum of many noisy scores
+    otherwise favours lucky nodes that do worse on the test set. Without fold scores, a better score wins.
+    """
+    if node.buggy or node.score is None:
+        return False
+    if best is None or best.score is None:
+        return True
+    sign = -1.0 if lower_is_better else 1.0
+    if len(node.fold_scores) > 1 and len(node.fold_scores) == len(best.fold_scores):
+        diffs = [sign * (a - b) for a, b in zip(node.fold_scores, best.fold_scores, strict=True)]
+        mean = sum(diffs) / len(diffs)
+        spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1))
+        return mean > spread / math.sqrt(len(diffs))
+    return sign * (node.score - best.score) > 0
+
+
+def make_proposer(config: AideConfig) -> Proposer:
+    if config.proposer == "offline":
+        from mle_env.scaffolds.aide.offline import OfflineProposer
+
+        return OfflineProposer(seed=config.seed, cv_folds=config.cv_folds)
+    if config.proposer == "llm":
+        from mle_env.scaffolds.aide.llm import LLMProposer
+
+        return LLMProposer(memory_chars=config.memory_chars, output_chars=config.output_chars, **config.llm)
+    raise ValueError(f"proposer must be 'llm' or 'offline', not {config.proposer!r}")
+
+
+class AidePolicy(ScriptedPolicy):
+    """See the module docstring; options are the fields of AideConfig (plus LLM settings).
+    ``custom_proposer`` replaces the proposer the config names (e.g. one with a preconfigured LLM client)."""
+
+    def __init__(self, custom_proposer: Proposer | None = None, **options: Any) -> None:
+        super().__init__()
+        self.config = AideConfig.from_options(**options)
+        self._proposer = custom_proposer
+        self.journal: Journal | None = None
+
+    def _journal_path(self, info: dict[str, Any]) -> Path:
+        if self.config.journal:
+            return Path(self.config.journal)
+        trajectory = info.get("trajectory")
+        if trajectory:
+            return Path(trajectory).with_suffix(".aide.jsonl")
+        return Path(tempfile.mkdtemp(prefix="mle-env-aide-")) / "journal.jsonl"
+
+    def script(self, obs: dict[str, Any], info: dict[str, Any]) -> Script:
+        config = self.config
+        proposer = self._proposer or make_proposer(config)
+        lower = bool(info["metric"]["lower_is_better"])
+        header = {"competition_id": info["competition_id"], "metric": info["metric"], "config": config.__dict__,
+                  "started_at": time.time()}
+        self.journal = journal = Journal.open(self._journal_path(info), header)
+        rng = random.Random(config.seed + len(journal.nodes))
+        obs = yield {"type": "shell", "code": INSPECT, "timeout": 60}
+        preview = obs["stdout"]
+        profile = None
+        if proposer.needs_profile:
+            obs = yield install_mlkit()
+            obs = yield profile_action(info)
+            profile = last_json(obs["stdout"])
+            if profile is None:
+                return  # nothing the offline proposer can do; submit what there is
+        ctx = SearchContext(task=obs["task"], data_preview=preview, metric=info["metric"]["name"],
+                            lower_is_better=lower, journal=journal, node_timeout=config.node_timeout, profile=profile)
+        best = journal.best(lower)
+        if best is not None:  # resuming: rebuild the best node's submission in this fresh sandbox
+            obs = yield run_action(best, self._timeout(obs))
+            if int(obs["exit_code"]) == 0:
+                obs = yield promote_action(best)
+        unrecorded_llm: list[dict[str, Any]] = []  # completions not yet attached to a trajectory step
+        while len(journal.nodes) < config.max_nodes and self._room_for_a_node(obs):
+            operator, parent = next_move(journal, config, rng, lower)
+            proposal = proposer.propose(operator, parent, ctx)
+            node = Node(id=journal.next_id(), operator=operator, parent=parent.id if parent else None,
+                        plan=proposal.plan, code=proposal.code, config=proposal.config, llm=proposal.llm,
+                        debug_depth=parent.debug_depth + 1 if operator == "debug" and parent else 0)
+            unrecorded_llm += proposal.llm
+            if not node.code.strip():
+                node.bug_reason = "the proposer wrote no code"
+                journal.append(node)
+                continue
+            self.annotate(aide={"node": node.id, "operator": operator, "parent": node.parent, "plan": node.plan[:500]},
+                          **({"llm": unrecorded_llm} if unrecorded_llm else {}))
+            unrecorded_llm = []
+            started = time.monotonic()
+            obs = yield run_action(node, self._timeout(obs))
+            self._record_run(node, obs, time.monotonic() - started)
+            if not node.buggy:
+                obs = yield {"type": "validate", "path": node.submission_path}
+                node.validation = obs["stdout"]
+                if node.validation != "valid":
+                    node.buggy, node.bug_reason = True, f"the validator rejected the submission: {node.validation}"
+            if better(node, journal.best(lower), lower):
+                obs = yield promote_action(node)
+                node.promoted = int(obs["exit_code"]) == 0
+            journal.append(node)
+        obs = yield {"type": "validate"}
+
+    def _record_run(self, node: Node, obs: dict[str, Any], seconds: float) -> None:
+        limit = self.config.output_chars
+        output = obs["stdout"] + ("\n" + obs["stderr"] if obs["stderr"] else "")
+        node.exit_code, node.timed_out, node.run_time_s = int(obs["exit_code"]), bool(obs["timed_out"]), seconds
+        node.output_head, node.output_tail = output[:limit], output[-limit:]
+        node.score = validation_score(obs["stdout"])
+        node.fold_scores = fold_scores(obs["stdout"])
+        node.score_source = "VALIDATION_SCORE line printed by the program" if node.score is not None else ""
+        if node.timed_out:
+            node.bug_reason = f"the program timed out after {seconds:.0f} s"
+        elif node.exit_code != 0:
+            last = obs["stderr"].strip().splitlines()[-1:] or [""]
+            node.bug_reason = f"the program failed with exit code {node.exit_code}: {last[0][:300]}"
+        elif node.score is None:
+            node.bug_reason = "the program printed no 'VALIDATION_SCORE: <value>' line"
+        node.buggy = bool(node.bug_reason)
+
+    def _timeout(self, obs: dict[str, Any]) -> float:
+        return max(5.0, min(self.config.node_timeout, float(obs["time_left"]) - self.config.reserve))
+
+    def _room_for_a_node(self, obs: dict[str, Any]) -> bool:
+        steps_left = int(obs["steps_left"])
+        enough_steps = steps_left < 0 or steps_left > _STEPS_PER_NODE + 2
+        return enough_steps and float(obs["time_left"]) > self.config.reserve + 10

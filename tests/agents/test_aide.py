@@ -1,0 +1,113 @@
+"""AIDE with the offline proposer: its tree, its journal, resuming a killed run, and at least the
+baseline's score on every practice competition."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import mle_env
+from mle_env.competition.registry import list_competitions
+from mle_env.scaffolds.aide.config import AideConfig
+from mle_env.scaffolds.aide.journal import Journal, Node
+from mle_env.scaffolds.aide.search import next_move
+
+
+def _episode(competition: str, policy, **env_options):
+    env = mle_env.make(competition, sandbox="local", **env_options)
+    try:
+        return mle_env.run_episode(env, policy, seed=0)
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("competition", list_competitions("practice"))
+def test_aide_offline_equals_or_beats_the_baseline(practice_home: Path, competition: str, tmp_path: Path) -> None:
+    baseline = _episode(competition, mle_env.make_policy("baseline"))
+    aide = mle_env.make_policy("aide", proposer="offline", max_nodes=8, journal=str(tmp_path / "journal.jsonl"))
+    result = _episode(competition, aide, time_limit=1200)
+    assert result.status == "ok" and result.grade.scored
+    lower = result.grade.is_lower_better
+    assert (result.grade.score <= baseline.grade.score) if lower else (result.grade.score >= baseline.grade.score), (
+        result.grade.score, baseline.grade.score)
+    nodes = aide.journal.nodes
+    assert len(nodes) == 8 and [n.operator for n in nodes[:5]] == ["draft"] * 5
+    assert all(n.operator in ("improve", "debug") and n.parent is not None for n in nodes[5:])
+    best = aide.journal.best(lower)
+    assert best is not None and not best.buggy and best.validation == "valid"
+
+
+def test_journal_records_every_node(practice_home: Path, tmp_path: Path) -> None:
+    path = tmp_path / "journal.jsonl"
+    policy = mle_env.make_policy("aide", proposer="offline", max_nodes=3, num_drafts=2, journal=str(path))
+    result = _episode("practice-mnist-digits", policy)
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert records[0]["type"] == "header" and records[0]["competition_id"] == "practice-mnist-digits"
+    nodes = [r for r in records if r["type"] == "node"]
+    assert [n["id"] for n in nodes] == [0, 1, 2]
+    for n in nodes:
+        assert n["code"] and n["plan"] and n["exit_code"] == 0 and n["score"] is not None
+        assert "VALIDATION_SCORE" in n["output_head"] + n["output_tail"]
+        assert n["score_source"].startswith("VALIDATION_SCORE")
+    assert nodes[2]["operator"] == "improve" and result.grade.scored
+
+
+def test_search_policy() -> None:
+    import random
+
+    config = AideConfig(num_drafts=2, debug_prob=1.0, max_debug_depth=2)
+    journal = Journal(Path("/nonexistent"), {})
+    rng = random.Random(0)
+    assert next_move(journal, config, rng, False) == ("draft", None)
+    journal.nodes += [Node(0, "draft", buggy=False, score=0.5), Node(1, "draft", bug_reason="boom")]
+    operator, parent = next_move(journal, config, rng, False)
+    assert (operator, parent.id) == ("debug", 1)  # a buggy leaf, with debug_prob 1
+    journal.nodes.append(Node(2, "debug", parent=1, bug_reason="still", debug_depth=2))
+    operator, parent = next_move(journal, config, rng, False)
+    assert (operator, parent.id) == ("improve", 0)  # depth 2 reached: improve the best instead
+    journal.nodes.append(Node(3, "improve", parent=0, buggy=False, score=0.7))
+    assert next_move(journal, AideConfig(num_drafts=2, debug_prob=0.0), rng, False)[1].id == 3
+    assert next_move(journal, AideConfig(num_drafts=2, debug_prob=0.0), rng, True)[1].id == 0
+    uct = AideConfig(num_drafts=2, debug_prob=0.0, search="uct", uct_c=10.0)
+    assert next_move(journal, uct, rng, False)[1].id == 3  # 0 has a child, 3 none: exploration favours 3
+
+
+def test_llm_proposer_reply_parsing() -> None:
+    from mle_env.scaffolds.aide.llm import split_reply
+
+    assert split_reply("Plan: use trees.\n```python\nprint(1)\n```\nbye") == ("Plan: use trees.", "print(1)\n")
+    assert split_reply("Fit it.\n```python\nimport x\nx.go(") == ("Fit it.", "import x\nx.go(\n")
+    assert split_reply("import pandas as pd\nprint(2)") == ("", "import pandas as pd\nprint(2)\n")
+    assert split_reply("I would rather not.") == ("I would rather not.", "")
+
+
+def test_killed_run_resumes_from_its_journal(practice_home: Path, tmp_path: Path) -> None:
+    journal = tmp_path / "journal.jsonl"
+    code = (
+        "import mle_env\n"
+        "env = mle_env.make('practice-mnist-digits', sandbox='local')\n"
+        f"policy = mle_env.make_policy('aide', proposer='offline', max_nodes=6, journal={str(journal)!r})\n"
+        "mle_env.run_episode(env, policy, seed=0)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], env=os.environ.copy(), start_new_session=True)
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline and proc.poll() is None:
+        if journal.exists() and journal.read_text().count('"type": "node"') >= 3:
+            break
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done = journal.read_text().count('"type": "node"')
+    assert 3 <= done < 6, "the run should be killed midway"
+    policy = mle_env.make_policy("aide", proposer="offline", max_nodes=6, journal=str(journal))
+    result = _episode("practice-mnist-digits", policy)
+    nodes = policy.journal.nodes
+    assert [n.id for n in nodes] == list(range(6))  # the first `done` came from the killed run
+    assert result.grade.scored and result.grade.any_medal

@@ -1,0 +1,99 @@
+"""run_episode: results, crashing agent code, the CLI's run command, and interactive play."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+import mle_env
+from mle_env.agents import make_policy
+from mle_env.agents.policy import BasePolicy
+
+
+class Crashing(BasePolicy):
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def act(self, obs, info):
+        self.calls += 1
+        if self.calls == 2:
+            raise RuntimeError("a bug in the agent")
+        return "printf 'id,target\\n' > submission/submission.csv"
+
+
+def test_crashing_agent_code_is_an_agent_error_and_still_graded(tiny_prepared: str) -> None:
+    env = mle_env.make(tiny_prepared, sandbox="local")
+    result = mle_env.run_episode(env, Crashing(), seed=3)
+    env.close()
+    assert result.status == "agent_error" and "a bug in the agent" in result.error
+    assert result.end == "submitted" and result.grade.status == "invalid"  # the file it left was graded
+    assert result.steps == 2 and result.hardware["kind"] == "local"
+    steps = [json.loads(line) for line in Path(result.trajectory).read_text().splitlines()]
+    assert "a bug in the agent" in steps[-2]["policy"]["agent_error"]
+
+
+def test_unknown_agent() -> None:
+    with pytest.raises(ValueError, match="unknown agent 'nope'; choose one of baseline, react, aide, human"):
+        make_policy("nope")
+
+
+def cli_env(home: Path) -> dict[str, str]:
+    """The environment a subprocess needs to see the test's own competitions and cache."""
+    return {**os.environ, "MLE_ENV_COMPETITIONS": str(home.parent / "competitions"), "COLUMNS": "120"}
+
+
+def test_cli_run_json(tiny_prepared: str, home: Path) -> None:
+    out = subprocess.run(["mle-env", "run", tiny_prepared, "--agent", "baseline", "--sandbox", "local", "--json"],
+                         capture_output=True, text=True, env=cli_env(home))
+    result = json.loads(out.stdout)
+    assert out.returncode == 0, out.stderr
+    assert result["status"] == "ok" and result["grade"]["valid_submission"]
+    assert result["grade"]["competition_id"] == "tiny-comp"
+
+
+def test_play_end_to_end_through_a_terminal(tiny_prepared: str, home: Path) -> None:
+    child = pexpect.spawn(sys.executable, ["-m", "mle_env.cli", "play", tiny_prepared, "--sandbox", "local"],
+                          encoding="utf-8", timeout=60, env=cli_env(home))
+    child.expect("mle-env> ")
+    child.sendline("ls data")
+    child.expect("sample_submission.csv")
+    child.expect("mle-env> ")
+    child.sendline(":help")
+    child.expect(":validate")
+    child.expect("mle-env> ")
+    child.sendline(":py")
+    child.expect(r"\.\.\. ")
+    child.sendline("import pandas as pd")
+    child.expect(r"\.\.\. ")
+    child.sendline("s = pd.read_csv('data/sample_submission.csv'); s.to_csv('submission/submission.csv', index=False)")
+    child.expect(r"\.\.\. ")
+    child.sendline(":end")
+    child.expect("mle-env> ")
+    child.sendline(":py len(s)")
+    child.expect(r"\b10\b")
+    child.expect("mle-env> ")
+    child.sendline(":validate")
+    child.expect("valid")
+    child.expect("mle-env> ")
+    child.sendline(":submit")
+    child.expect("scored")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_play_ctrl_d_submits(tiny_prepared: str, home: Path) -> None:
+    child = pexpect.spawn(sys.executable, ["-m", "mle_env.cli", "play", tiny_prepared, "--sandbox", "local"],
+                          encoding="utf-8", timeout=60, env=cli_env(home))
+    child.expect("mle-env> ")
+    child.sendeof()
+    child.expect("submitting")
+    child.expect("missing")
+    child.expect(pexpect.EOF)

@@ -1,0 +1,223 @@
+"""ReactPolicy: reading actions out of model replies, the history, the budget guard, and whole episodes
+with a real local model."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+from llm_fixture import FakeOpenAI, chat_body, fake_llm, llm_base_url  # noqa: F401 - fixtures
+
+import mle_env
+from mle_env.agents.llm import LLMClient, LLMConfig, LLMError, ToolCall
+from mle_env.agents.react import (
+    CORRECTION,
+    REPEAT,
+    History,
+    ReactPolicy,
+    Turn,
+    parse_text_action,
+    tool_to_action,
+)
+from mle_env.observation import make_observation
+from mle_env.prepare.runner import prepare
+from mle_env.recording import read_trajectory
+
+
+def obs(action: str = "reset", *, stdout: str = "", exit_code: int = 0, steps_left: int = 20,
+        time_left: float = 3600.0) -> dict[str, Any]:
+    return make_observation(task="Predict y from x. Write ./submission/submission.csv.", files="data/train.csv  1 KB",
+                            action=action, stdout=stdout, exit_code=exit_code, time_left=time_left,
+                            steps_left=steps_left, max_output=10_000)
+
+
+def policy_for(url: str, **options: Any) -> ReactPolicy:
+    client = LLMClient(LLMConfig(base_url=url, model="fake-model", api_key="k", retry_base_s=0.01, max_retries=1))
+    return ReactPolicy(client, **options)
+
+
+def shell_call(code: str, call_id: str = "call-1") -> list[dict[str, Any]]:
+    return [{"id": call_id, "type": "function", "function": {"name": "shell", "arguments": json.dumps({"code": code})}}]
+
+
+# --- plain-text replies --------------------------------------------------------------------------------
+@pytest.mark.parametrize(("reply", "expected"), [
+    ('{\n"name": "shell",\n"arguments": {\n  "code": "ls -l ./data"\n}\n}', {"type": "shell", "code": "ls -l ./data"}),
+    ('Calling: {"name": "python", "arguments": "{\\"code\\": \\"print(1)\\"}"}',
+     {"type": "python", "code": "print(1)"}),
+    ('```json\n{"type": "python", "code": "x = 1", "timeout": 30}\n```',
+     {"type": "python", "code": "x = 1", "timeout": 30.0}),
+    ('{"function": {"name": "validate", "arguments": {}}}', {"type": "validate"}),
+    ('```json\n{\n  "name": "python",\n  "arguments": {\n    "code": """\n    import os\n    print(1)\n    """\n'
+     '  }\n}\n```',
+     {"type": "python", "code": "import os\nprint(1)\n"}),
+    ('{"name": "python", "arguments": {"code": """\nimport os\n', None),  # cut off by max_tokens
+    ("First I look at the data.\n```bash\nhead -n 3 data/train.csv\n```\nThen I model it.",
+     {"type": "shell", "code": "head -n 3 data/train.csv\n"}),
+    ("```python\nimport pandas as pd\nprint(pd.read_csv('data/train.csv').shape)\n```",
+     {"type": "python", "code": "import pandas as pd\nprint(pd.read_csv('data/train.csv').shape)\n"}),
+    ("```\nimport os\nprint(os.listdir('data'))\n```",
+     {"type": "python", "code": "import os\nprint(os.listdir('data'))\n"}),
+    ("```\nwc -l data/*.csv\n```", {"type": "shell", "code": "wc -l data/*.csv\n"}),
+    ('The dict {"a": 1} is not an action, but\n```sh\nls\n```', {"type": "shell", "code": "ls\n"}),
+    ("The file looks right.\n\nvalidate", {"type": "validate"}),
+    ("Action: submit()", {"type": "submit"}),
+    ("I will submit once the submission is ready.", None),
+    ("I think we should first understand the data.", None),
+    ("", None),
+])
+def test_parse_text_action(reply: str, expected: dict[str, Any] | None) -> None:
+    assert parse_text_action(reply) == expected
+
+
+def test_tool_to_action_accepts_common_variants() -> None:
+    assert tool_to_action("bash", {"command": "ls"}) == {"type": "shell", "code": "ls"}
+    assert tool_to_action("python", {"code": "1", "timeout": True}) == {"type": "python", "code": "1"}
+    assert tool_to_action("shell", {"code": "  "}) is None and tool_to_action("browse", {"url": "x"}) is None
+    assert tool_to_action("shell", {"_raw": "ls"}) is None and tool_to_action("Submit", {}) == {"type": "submit"}
+
+
+# --- history -------------------------------------------------------------------------------------------
+def test_history_stays_under_budget_and_keeps_the_head() -> None:
+    history = History("SYSTEM", "TASK " * 100, budget_chars=4_000)
+    for i in range(30):
+        call = ToolCall("shell", {"code": f"echo {i} " + "x" * 400}, f"c{i}") if i % 2 else None
+        history.add(Turn({"type": "shell", "code": "..."}, reply=f"step {i}", call=call,
+                         result=f"shell: exit code 0\nstdout:\n{'y' * 600}"))
+    messages = history.messages()
+    assert history.chars() <= 4_000 and history.left_out > 0
+    assert messages[0] == {"role": "system", "content": "SYSTEM"} and messages[1]["content"].startswith("TASK")
+    assert f"{history.left_out} earlier step(s) were left out" in messages[1]["content"]
+    assert messages[-1]["content"].endswith("y" * 600)  # the newest result is whole
+    for message, answer in zip(messages, messages[1:], strict=False):  # every tool call is answered
+        if message.get("tool_calls"):
+            assert answer["role"] == "tool" and answer["tool_call_id"] == message["tool_calls"][0]["id"]
+
+
+# --- the policy against a scripted server --------------------------------------------------------------
+def test_budget_guard_validates_then_submits(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+    fake_llm.reply(200, chat_body("```bash\nls data\n```"))
+    policy = policy_for(fake_llm.url)
+    policy.reset(obs(steps_left=4), {})
+    assert policy.act(obs(steps_left=4), {}) == {"type": "shell", "code": "ls data\n"}
+    notes = policy.annotations()
+    assert notes["llm"]["content"] == "```bash\nls data\n```" and notes["react"] == {"source": "text"}
+    assert policy.act(obs("shell", stdout="train.csv", steps_left=2), {}) == {"type": "validate"}
+    assert policy.act(obs("validate", stdout="valid", steps_left=1), {}) == {"type": "submit"}
+    assert len(fake_llm.requests) == 1 and policy.annotations() == {"react": {"source": "budget"}}
+    last = fake_llm.requests[0]["messages"]
+    assert last[0]["role"] == "system" and "data/train.csv" in last[1]["content"]
+
+
+def test_time_running_out_also_ends_the_episode(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+    policy = policy_for(fake_llm.url)
+    policy.reset(obs(), {})
+    assert policy.act(obs(steps_left=-1, time_left=30), {}) == {"type": "validate"}
+    assert policy.act(obs("validate", stdout="no ./submission/submission.csv", steps_left=-1, time_left=20),
+                      {}) == {"type": "submit"}
+    assert fake_llm.requests == []
+
+
+def test_tool_calls_drive_the_loop_and_are_answered(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+    fake_llm.reply(200, chat_body("", tool_calls=shell_call("ls data", "abc")))
+    fake_llm.reply(200, chat_body("", tool_calls=[{"id": "s", "type": "function",
+                                                   "function": {"name": "submit", "arguments": "{}"}}]))
+    fake_llm.reply(200, chat_body("", tool_calls=shell_call("python code/fix.py", "def")))
+    policy = policy_for(fake_llm.url)
+    policy.reset(obs(), {})
+    assert policy.act(obs(), {}) == {"type": "shell", "code": "ls data"}
+    assert policy.annotations()["react"] == {"source": "tool_call"}
+    # the model submits before any validation: the policy validates first ...
+    assert policy.act(obs("shell", stdout="train.csv\ntest.csv"), {}) == {"type": "validate"}
+    assistant, tool = fake_llm.requests[1]["messages"][-2:]
+    assert assistant["tool_calls"][0]["id"] == "abc" and tool == {
+        "role": "tool", "tool_call_id": "abc",
+        "content": "shell: exit code 0\nstdout:\ntrain.csv\ntest.csv\nbudget left: 3600 s, 20 steps"}
+    # ... and the submission is invalid, so the model is asked again instead of submitting
+    assert policy.act(obs("validate", stdout="missing column y", exit_code=1), {})["code"] == "python code/fix.py"
+    assert "validated before it is submitted" in fake_llm.requests[2]["messages"][-1]["content"]
+
+
+def test_submit_follows_a_valid_validation(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+    fake_llm.reply(200, chat_body("submit"))
+    policy = policy_for(fake_llm.url)
+    policy.reset(obs(), {})
+    assert policy.act(obs(), {}) == {"type": "validate"}
+    assert policy.act(obs("validate", stdout="valid"), {}) == {"type": "submit"}
+    assert len(fake_llm.requests) == 1
+
+
+def test_a_reply_without_action_gets_one_correction(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+    fake_llm.reply(200, chat_body("Let me think about the data first."))
+    policy = policy_for(fake_llm.url)
+    policy.reset(obs(), {})
+    assert policy.act(obs(), {}) == {"type": "validate"}
+    notes = policy.annotations()
+    assert notes["react"] == {"source": "fallback"} and [r["content"] for r in notes["llm"]] == [
+        "Let me think about the data first."] * 2
+    assert fake_llm.requests[1]["messages"][-1] == {"role": "user", "content": CORRECTION}
+    fake_llm.responses = [(200, chat_body("Still thinking."), {}), (200, chat_body("```sh\nls\n```"), {})]
+    assert policy.act(obs("validate", stdout="no submission", exit_code=1), {}) == {"type": "shell", "code": "ls\n"}
+    assert policy.annotations()["react"] == {"source": "correction"}
+
+
+def test_repeating_a_failed_action_gets_one_correction(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+    fake_llm.reply(200, chat_body("```bash\npython code/train.py\n```"))
+    policy = policy_for(fake_llm.url)
+    policy.reset(obs(), {})
+    assert policy.act(obs(), {}) == {"type": "shell", "code": "python code/train.py\n"}
+    policy.annotations()
+    failed = obs("shell", exit_code=2)
+    assert policy.act(failed, {}) == {"type": "shell", "code": "python code/train.py\n"}  # a second repeat is run
+    assert fake_llm.requests[2]["messages"][-1] == {"role": "user", "content": REPEAT}
+    assert len(fake_llm.requests) == 3 and policy.annotations()["react"] == {"source": "correction"}
+
+
+def test_an_unreachable_server_costs_steps_then_raises() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    policy = policy_for(url, max_llm_failures=2)
+    policy.reset(obs(), {})
+    assert policy.act(obs(), {}) == {"type": "validate"}
+    assert "did not answer" in policy.annotations()["llm_error"]
+    with pytest.raises(LLMError, match="did not answer"):
+        policy.act(obs("validate", stdout="no submission", exit_code=1), {})
+
+
+def test_a_refused_key_raises_at_once(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+    fake_llm.reply(401, {"error": {"message": "bad key"}})
+    policy = policy_for(fake_llm.url)
+    policy.reset(obs(), {})
+    with pytest.raises(LLMError, match="MLE_ENV_LLM_API_KEY"):
+        policy.act(obs(), {})
+
+
+# --- a whole episode with the real model ---------------------------------------------------------------
+@pytest.mark.llm
+@pytest.mark.slow
+def test_react_episode_on_house_prices(llm_base_url: str, home: Path) -> None:  # noqa: F811
+    prepare("practice-house-prices")
+    env = mle_env.make("practice-house-prices", sandbox="local", step_limit=4)
+    policy = ReactPolicy(base_url=llm_base_url, api_key="none", max_tokens=256)
+    result = mle_env.run_episode(env, policy, seed=0)
+    assert result.status == "ok" and result.grade is not None and result.steps <= 4, result.error
+    steps = [r for r in read_trajectory(Path(result.trajectory)) if r["type"] == "step"]
+    kinds = [s["action"]["type"] for s in steps]
+    assert kinds[-1] == "submit" and "validate" in kinds  # validated before the end, whatever the model did
+    calls = [c for s in steps for c in _as_list(s.get("policy", {}).get("llm"))]
+    assert calls
+    for call in calls:
+        assert (call["content"].strip() or call["tool_calls"]) and call["prompt_tokens"] > 0
+        assert call["completion_tokens"] > 0 and call["latency_s"] > 0
+    usage = policy.llm.usage()
+    print(f"\n{usage['calls']} LLM calls, {usage['prompt_tokens']} prompt + {usage['completion_tokens']} completion "
+          f"tokens, {usage['latency_s'] / usage['calls']:.1f} s per call; episode {result.wall_time_s:.1f} s; "
+          f"grade {result.grade.to_dict().get('score')} valid={result.grade.to_dict().get('valid_submission')}")
+
+
+def _as_list(value: Any) -> list[dict[str, Any]]:
+    return [] if value is None else value if isinstance(value, list) else [value]
