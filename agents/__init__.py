@@ -12,9 +12,11 @@ listing agents costs nothing and an agent's extra (``openai`` for the LLM agents
 from __future__ import annotations
 
 import importlib
+import inspect
 from typing import Any
 
 from mle_env.agents.policy import BasePolicy, Policy
+from mle_env.errors import MleEnvError
 
 AGENTS: dict[str, str] = {
     "baseline": "mle_env.agents.baseline:BaselinePolicy",
@@ -24,17 +26,28 @@ AGENTS: dict[str, str] = {
 }
 
 
+class AgentError(MleEnvError, ValueError):
+    """Raised for an unknown agent name or an option the agent does not take."""
+
+
 def make_policy(name: str, **options: Any) -> Policy:
     """The agent called ``name``, built with ``options``.
 
     Raises:
-        ValueError: no agent has that name (the message lists them).
+        AgentError: no agent has that name, or it takes no such option (the message lists what it takes).
     """
     try:
-        module, cls = AGENTS[name].split(":")
+        module, cls_name = AGENTS[name].split(":")
     except KeyError:
-        raise ValueError(f"unknown agent {name!r}; choose one of {', '.join(AGENTS)}") from None
-    return getattr(importlib.import_module(module), cls)(**options)
+        raise AgentError(f"unknown agent {name!r}; choose one of {', '.join(AGENTS)}") from None
+    cls = getattr(importlib.import_module(module), cls_name)
+    parameters = inspect.signature(cls).parameters
+    if not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+        unknown = sorted(set(options) - set(parameters))
+        if unknown:
+            raise AgentError(f"agent {name!r} takes no option {', '.join(map(repr, unknown))}; "
+                             f"its options: {', '.join(parameters) or 'none'}")
+    return cls(**options)
 
 
-__all__ = ["AGENTS", "BasePolicy", "Policy", "make_policy"]
+__all__ = ["AGENTS", "AgentError", "BasePolicy", "Policy", "make_policy"]

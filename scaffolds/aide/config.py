@@ -49,7 +49,9 @@ class AideConfig:
         llm_keys = {"model", "base_url", "api_key", "temperature", "max_tokens"}
         unknown = set(options) - names - llm_keys
         if unknown:
-            raise ValueError(f"unknown aide option(s): {', '.join(sorted(unknown))}; known: {', '.join(sorted(names))}")
+            from mle_env.agents import AgentError
+
+            raise AgentError(f"unknown aide option(s): {', '.join(sorted(unknown))}; known: {', '.join(sorted(names))}")
         llm = dict(options.pop("llm", {}) or {})
         llm.update({k: options.pop(k) for k in list(options) if k in llm_keys})
         return cls(**options, llm=llm)

@@ -39,9 +39,13 @@ def test_crashing_agent_code_is_an_agent_error_and_still_graded(tiny_prepared: s
     assert "a bug in the agent" in steps[-2]["policy"]["agent_error"]
 
 
-def test_unknown_agent() -> None:
+def test_unknown_agent_and_option() -> None:
     with pytest.raises(ValueError, match="unknown agent 'nope'; choose one of baseline, react, aide, human"):
         make_policy("nope")
+    with pytest.raises(ValueError, match="agent 'baseline' takes no option 'model'; its options: pipeline_timeout"):
+        make_policy("baseline", model="gpt")
+    with pytest.raises(ValueError, match="unknown aide option"):
+        make_policy("aide", colour="red")
 
 
 def cli_env(home: Path) -> dict[str, str]:
