@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -75,7 +76,10 @@ def profile(info: dict) -> dict:
     image_dirs = _image_dirs(ids) if ids else {}
     text_col = None
     feature_cols = [c for c in train.columns if c not in targets and c != label_col and c != id_col]
-    object_cols = [c for c in train.columns if not _numeric(train[c]) and c not in targets and c != label_col]
+    # the id is text to learn from only when it reads like text (detecting-insults keys rows by the comment)
+    id_is_text = id_col in train.columns and train[id_col].astype(str).str.split().str.len().mean() > 3
+    object_cols = [c for c in train.columns if not _numeric(train[c]) and c not in targets and c != label_col
+                   and (c != id_col or id_is_text)]
     lengths = {c: train[c].astype(str).str.len().mean() for c in object_cols}
     if lengths and max(lengths.values()) > 40:
         text_col = max(lengths, key=lengths.get)
@@ -188,7 +192,7 @@ def settings(prof: dict, family: str, params: dict) -> dict:
     return merged
 
 
-def build(prof: dict, family: str, params: dict, frame: pd.DataFrame | None = None):
+def build(prof: dict, family: str, params: dict, frame: pd.DataFrame | None = None) -> Any:
     """An unfitted scikit-learn estimator for the profile's data type."""
     from sklearn import ensemble, linear_model, neighbors, svm
     from sklearn.decomposition import PCA
@@ -230,7 +234,7 @@ def build(prof: dict, family: str, params: dict, frame: pd.DataFrame | None = No
                          model)
 
 
-def features(prof: dict, frame: pd.DataFrame, part: str, params: dict):
+def features(prof: dict, frame: pd.DataFrame, part: str, params: dict) -> Any:
     if prof["data_type"] == "text":
         return frame[prof["text_column"]].fillna("").astype(str)
     if prof["data_type"] == "image":
@@ -376,8 +380,9 @@ def write_submission(prof: dict, test: pd.DataFrame, sample: pd.DataFrame, pred,
         for t, j in zip(targets, order, strict=True):
             out[t] = pred[:, j]
     elif np.ndim(pred) == 2:
+        values = _inverse_target(prof, pred) if prof["task"] == "regression" else pred
         for j, t in enumerate(targets):
-            out[t] = pred[:, j]
+            out[t] = values[:, j]
     else:
         out[targets[0]] = _inverse_target(prof, pred) if prof["task"] == "regression" else pred
     for column in prof["header"]:

@@ -40,7 +40,8 @@ def _bare(kind: str) -> dict[str, Any]:
 
 ACTION_TYPES = ("shell", "python", "validate", "submit")
 # a path inside the working directory: relative, no ".." component
-RELATIVE_PATH = {"type": "string", "minLength": 1, "maxLength": 4096, "pattern": r"^(?!/)(?!.*(^|/)\.\.(/|$)).+$"}
+RELATIVE_PATH = {"type": "string", "minLength": 1, "maxLength": 4096,
+                 "pattern": r"^(?!/)(?!.*(^|/)\.\.(/|$))[^\x00-\x1f]+$"}
 
 ACTION_SCHEMAS: dict[str, dict[str, Any]] = {
     "shell": _with_code("shell"),
@@ -106,7 +107,7 @@ def parse_action(action: Any) -> Action:
             f"an action must be a dict like {EXAMPLE} or a shell command string, not {type(action).__name__}"
         )
     kind = action.get("type")
-    if kind not in ACTION_SCHEMAS:
+    if not isinstance(kind, str) or kind not in ACTION_SCHEMAS:
         raise ActionError(f"'type' must be one of {', '.join(ACTION_TYPES)}; got {kind!r}")
     code = action.get("code")
     if isinstance(code, str):

@@ -144,7 +144,7 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         self._seed = seed
         self._finish_resources("reset")
         sandbox = create_sandbox(self.sandbox_kind, self.grader.paths.public, self.limits, self.image)
-        info = sandbox.start()  # raises PrerequisiteError / SandboxUnavailable: nothing to clean up then
+        info = sandbox.start()  # raises PrerequisiteError / SandboxUnavailable, having cleaned up after itself
         self._sandbox = sandbox
         try:
             packages = sandbox.python_packages()
@@ -212,7 +212,7 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
             try:
                 report = self._grade()
             except SandboxUnavailable as e:
-                status = "infra_error"
+                status, terminated, truncated = "infra_error", False, True
                 fields["message"] = f"infrastructure error while copying the submission out: {e}"
         reward = self.reward_fn(report) if report is not None else 0.0
         obs = self._observe(**fields)
@@ -271,7 +271,7 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         """The submission (or the file at ``path``) copied out of the sandbox into ``folder``, or why it
         could not be, or None when there is no such file."""
         assert self._sandbox is not None
-        data = self._sandbox.read_submission(self.grader.max_bytes, path or SUBMISSION)
+        data = self._sandbox.copy_out(path or SUBMISSION, self.grader.max_bytes)
         if data is None or isinstance(data, str):
             return data
         path = folder / "submission.csv"

@@ -71,11 +71,14 @@ def run_episode(
     obs, info = env.reset(seed=seed, options=options)
     hardware = {k: info.get("sandbox_info", {}).get(k) for k in ("kind", "cpus", "memory_bytes", "gpus")}
     trajectory = info.get("trajectory")
-    policy.reset(obs, info)
     steps, reward, error, status = 0, 0.0, None, "ok"
     terminated = truncated = False
+    first = True
     while not (terminated or truncated):
         try:
+            if first:
+                policy.reset(obs, info)
+                first = False
             action = policy.act(obs, info)
             notes = policy.annotations() if hasattr(policy, "annotations") else {}
         except SandboxUnavailable as e:  # a policy that reaches into the sandbox may see it die

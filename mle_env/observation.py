@@ -21,8 +21,8 @@ key             meaning
 ``steps_left``  Steps left, or -1 when there is no step limit.
 ==============  =============================================================================================
 
-``stdout`` and ``stderr`` are cut to ``max_output`` characters; the middle is replaced by a
-``[... N bytes of output cut ...]`` marker so the start and the end stay visible.
+``stdout`` and ``stderr`` keep ``max_output`` bytes of what the program wrote: its start and its end, with
+a ``[... N bytes of output cut ...]`` marker saying how much of the middle was dropped.
 """
 
 from __future__ import annotations
@@ -36,8 +36,10 @@ from gymnasium import spaces
 
 from mle_env.competition.spec import CompetitionSpec
 from mle_env.spaces import UnicodeText
+from mle_env.units import format_bytes
 
 TEXT_LIMIT = 1_000_000
+_MARKER_ROOM = 100
 _LISTED_FILES = 40
 _KEY_PACKAGES = ("numpy", "pandas", "scipy", "scikit-learn", "lightgbm", "xgboost", "catboost", "torch",
                  "torchvision", "tensorflow", "pillow", "opencv-python", "transformers", "statsmodels")
@@ -45,7 +47,7 @@ _KEY_PACKAGES = ("numpy", "pandas", "scipy", "scikit-learn", "lightgbm", "xgboos
 
 def observation_space(max_output: int) -> spaces.Dict:
     """The observation space (see the module docstring)."""
-    output = UnicodeText(max_output + 200)  # room for the cut marker
+    output = UnicodeText(max_output + 2 * _MARKER_ROOM)  # room for the cut marker
     return spaces.Dict({
         "task": UnicodeText(TEXT_LIMIT),
         "files": UnicodeText(TEXT_LIMIT),
@@ -69,8 +71,10 @@ def make_observation(
         "task": task,
         "files": files,
         "action": action,
-        "stdout": clip(stdout, max_output),
-        "stderr": clip(stderr, max_output),
+        # the sandbox already cut its output to max_output bytes with an exact marker; this only bounds
+        # anything else (the margin leaves the sandbox's cut untouched)
+        "stdout": clip(stdout, max_output + _MARKER_ROOM),
+        "stderr": clip(stderr, max_output + _MARKER_ROOM),
         "exit_code": np.array(exit_code, dtype=np.int64),
         "timed_out": int(timed_out),
         "message": message[:TEXT_LIMIT],
@@ -88,14 +92,6 @@ def clip(text: str, limit: int) -> str:
     return f"{text[:half]}\n[... {cut} bytes of output cut ...]\n{text[-half:]}"
 
 
-def _size(nbytes: int) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if nbytes < 1024 or unit == "GB":
-            return f"{nbytes:.0f} {unit}" if unit == "B" else f"{nbytes:.1f} {unit}"
-        nbytes /= 1024
-    return ""  # unreachable
-
-
 def list_files(public: Path) -> str:
     """``data/`` as the agent sees it: files with sizes; folders of many files summarised."""
     lines = []
@@ -104,9 +100,9 @@ def list_files(public: Path) -> str:
             files = [p for p in entry.rglob("*") if p.is_file()]
             total = sum(p.stat().st_size for p in files)
             examples = ", ".join(p.name for p in sorted(files)[:3])
-            lines.append(f"data/{entry.name}/  {len(files)} files, {_size(total)} (e.g. {examples})")
+            lines.append(f"data/{entry.name}/  {len(files)} files, {format_bytes(total)} (e.g. {examples})")
         else:
-            lines.append(f"data/{entry.name}  {_size(entry.stat().st_size)}")
+            lines.append(f"data/{entry.name}  {format_bytes(entry.stat().st_size)}")
         if len(lines) >= _LISTED_FILES:
             lines.append("...")
             break

@@ -21,6 +21,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from mle_env.jsonl import read_jsonl
+
 FORMAT_VERSION = 1
 
 
@@ -68,14 +70,7 @@ def now() -> str:
 
 def read_trajectory(path: Path) -> list[dict[str, Any]]:
     """All complete records of a trajectory file (a torn last line from a crash is skipped)."""
-    records = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError:
-                break
-    return records
+    return read_jsonl(path)
 
 
 def package_versions() -> dict[str, str]:

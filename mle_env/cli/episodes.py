@@ -110,6 +110,7 @@ class LiveDisplay:
 
     def __exit__(self, *exc: Any) -> None:
         self.live.__exit__(*exc)
+        self.live.console.print()
 
 
 def _print_step(step: int, obs: dict[str, Any], reward: float, terminated: bool, truncated: bool,

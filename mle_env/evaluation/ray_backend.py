@@ -12,6 +12,7 @@ from typing import Any
 
 from mle_env.errors import PrerequisiteError
 from mle_env.evaluation.episodes import run_task
+from mle_env.evaluation.runner import failed_task_record
 
 
 class RayBackend:
@@ -21,7 +22,8 @@ class RayBackend:
         except ImportError as e:
             raise PrerequisiteError("--ray needs Ray: pip install 'mle-env[ray]'") from e
         self.ray = ray
-        if not ray.is_initialized():
+        self.owns_session = not ray.is_initialized()  # a session the caller opened stays open
+        if self.owns_session:
             ray.init(address=address, log_to_driver=False)
         self.remote = ray.remote(num_cpus=cpus, num_gpus=gpus, max_retries=0)(run_task)
         self.pending: dict[Any, dict[str, Any]] = {}
@@ -37,9 +39,8 @@ class RayBackend:
                 try:
                     yield self.ray.get(ref)
                 except self.ray.exceptions.RayError as e:  # the node or worker died: an infrastructure error
-                    yield {"competition_id": task["competition_id"], "seed": task["seed"], "attempt": task["attempt"],
-                           "agent": task["agent"], "status": "infra_error", "grade": None,
-                           "error": f"Ray task failed: {type(e).__name__}: {e}"}
+                    yield failed_task_record(task, f"Ray task failed: {type(e).__name__}: {e}")
 
     def close(self) -> None:
-        self.ray.shutdown()
+        if self.owns_session:
+            self.ray.shutdown()

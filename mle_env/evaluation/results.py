@@ -20,22 +20,21 @@ import os
 from pathlib import Path
 from typing import Any
 
+from mle_env.errors import MleEnvError
+from mle_env.jsonl import read_jsonl
+
 RESULTS = "results.jsonl"
 CONFIG = "config.json"
 
 
-def read_results(out: Path) -> list[dict[str, Any]]:
-    """Every complete record of ``out/results.jsonl`` (a torn last line from a killed run is skipped)."""
-    path = Path(out) / RESULTS
-    if not path.is_file():
-        return []
-    records = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    return records
+def read_results(out: Path, repair: bool = False) -> list[dict[str, Any]]:
+    """Every complete record of ``out/results.jsonl``; a torn last line from a killed run is skipped (and,
+    with ``repair``, cut off so that new records start on a line of their own)."""
+    return read_jsonl(Path(out) / RESULTS, repair=repair)
+
+
+class EvaluationError(MleEnvError):
+    """Raised when an evaluation cannot run as asked (e.g. its folder holds an incomparable run)."""
 
 
 def append_result(out: Path, record: dict[str, Any]) -> None:
@@ -50,22 +49,27 @@ def finished_keys(records: list[dict[str, Any]]) -> set[tuple[str, int]]:
     return {(r["competition_id"], int(r["seed"])) for r in records if r.get("status") != "infra_error"}
 
 
+# what makes results comparable: a rerun into the same folder must not change these
+COMPARABLE = ("agent", "agent_options", "env_options")
+
+
 def write_config(out: Path, config: dict[str, Any]) -> None:
-    """Record the run's configuration; a rerun into the same folder must ask for the same agent.
+    """Record the run's configuration. A rerun into the same folder may add competitions and seeds (and
+    change how it runs: workers, Ray) but not what makes episodes comparable.
 
     Raises:
-        ValueError: ``out`` holds a run of another agent or with other agent options.
+        EvaluationError: ``out`` holds a run with another agent, agent options or environment options.
     """
     path = Path(out) / CONFIG
     if path.is_file():
         old = json.loads(path.read_text())
-        for key in ("agent", "agent_options"):
+        for key in COMPARABLE:
             if old.get(key) != config.get(key):
-                raise ValueError(f"{out} holds a run with {key}={old.get(key)!r}, not {config.get(key)!r}; "
-                                 "use another --out folder")
-        merged = {**old, "competitions": sorted(set(old.get("competitions", [])) | set(config["competitions"])),
+                raise EvaluationError(f"{out} holds a run with {key}={old.get(key)!r}, not {config.get(key)!r}; "
+                                      "use another --out folder")
+        config = {**old, **config,
+                  "competitions": sorted(set(old.get("competitions", [])) | set(config["competitions"])),
                   "seeds": max(old.get("seeds", 0), config["seeds"])}
-        config = {**config, **merged}
     Path(out).mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(config, indent=2, default=str))
 

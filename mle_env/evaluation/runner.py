@@ -13,6 +13,7 @@ import concurrent.futures
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -73,24 +74,45 @@ class Backend(Protocol):
 
 
 class LocalPool:
-    """Worker processes on this machine (spawned fresh, so no engine client or thread is shared)."""
+    """Worker processes on this machine (spawned fresh, so no engine client or thread is shared). A worker
+    that dies (e.g. killed for memory) fails only its own episode, as an infrastructure error; the pool is
+    then rebuilt for the others."""
 
     def __init__(self, workers: int) -> None:
-        self.executor = concurrent.futures.ProcessPoolExecutor(
-            max_workers=max(1, workers), mp_context=multiprocessing.get_context("spawn"))
-        self.pending: set[concurrent.futures.Future[dict[str, Any]]] = set()
+        self.workers = max(1, workers)
+        self.executor = self._new_executor()
+        self.pending: dict[concurrent.futures.Future[dict[str, Any]], dict[str, Any]] = {}
+
+    def _new_executor(self) -> concurrent.futures.ProcessPoolExecutor:
+        return concurrent.futures.ProcessPoolExecutor(
+            max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"))
 
     def submit(self, task: dict[str, Any]) -> None:
-        self.pending.add(self.executor.submit(run_task, task))
+        try:
+            future = self.executor.submit(run_task, task)
+        except BrokenProcessPool:
+            self.executor = self._new_executor()
+            future = self.executor.submit(run_task, task)
+        self.pending[future] = task
 
     def completed(self) -> Iterator[dict[str, Any]]:
         while self.pending:
-            done, self.pending = concurrent.futures.wait(self.pending, return_when="FIRST_COMPLETED")
+            done, _ = concurrent.futures.wait(self.pending, return_when="FIRST_COMPLETED")
             for future in done:
-                yield future.result()
+                task = self.pending.pop(future)
+                try:
+                    yield future.result()
+                except Exception as e:  # noqa: BLE001 - the worker process itself failed
+                    yield failed_task_record(task, f"the worker process failed: {type(e).__name__}: {e}")
 
     def close(self) -> None:
         self.executor.shutdown(cancel_futures=True)
+
+
+def failed_task_record(task: dict[str, Any], error: str) -> dict[str, Any]:
+    """The infrastructure-error record of a task whose worker (process or Ray task) died."""
+    return {"competition_id": task["competition_id"], "seed": task["seed"], "attempt": task["attempt"],
+            "agent": task["agent"], "status": "infra_error", "grade": None, "error": error}
 
 
 def episodes_to_run(config: EvalConfig) -> list[tuple[str, int]]:
@@ -104,9 +126,13 @@ def evaluate(config: EvalConfig, progress: Callable[[dict[str, Any], int, int], 
 
     ``progress(record, done, total)`` is called after each attempt.
     """
+    from mle_env.agents import make_policy
+
+    make_policy(config.agent, **config.agent_options)  # a wrong agent or option fails here, not in every episode
     out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
     write_config(out, {k: v for k, v in asdict(config).items() if k not in ("out", "inject_infra_failures")})
+    read_results(out, repair=True)
     todo = episodes_to_run(config)
     if not todo:
         return out

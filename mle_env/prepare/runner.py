@@ -110,10 +110,10 @@ def prepare(
         if leaderboard is not None:
             say(f"installing leaderboard {leaderboard}")
             install_leaderboard(spec, Path(leaderboard), paths.leaderboard)
+        _remove_leftovers(paths)
         current = _manifest_version(paths)
         if current == spec.version and not force:
             return PrepareResult(spec.id, "already-prepared", f"{spec.id} is already prepared (version {spec.version})")
-        _remove_leftovers(paths)
         started = time.monotonic()
         raw, used = _fetch(spec, paths, sources, say)
         say(f"preparing {spec.id} from {used}")
@@ -122,7 +122,7 @@ def prepare(
             manifest = _build(spec, raw, staging, used, verify)
             _install(staging, paths)
         except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
+            remove_tree(staging)
             raise
         seconds = time.monotonic() - started
         return PrepareResult(
@@ -159,9 +159,19 @@ def _manifest_version(paths: CompetitionPaths) -> int | None:
 def _remove_leftovers(paths: CompetitionPaths) -> None:
     """Remove what an interrupted prepare left behind (we hold the lock, so nothing else is building)."""
     for leftover in list(paths.root.glob(".staging-*")) + list(paths.root.glob(".trash-*")):
-        shutil.rmtree(leftover, ignore_errors=True)
+        remove_tree(leftover)
     if paths.prepared.exists() and not paths.is_prepared():
-        shutil.rmtree(paths.prepared, ignore_errors=True)
+        remove_tree(paths.prepared)
+
+
+def remove_tree(path: Path) -> None:
+    """rmtree that first gives back write permission to the read-only folders of a prepared public/."""
+    for folder in [path, *(p for p in Path(path).rglob("*") if p.is_dir() and not p.is_symlink())]:
+        try:
+            folder.chmod(folder.stat().st_mode | stat.S_IWUSR)
+        except OSError:
+            pass
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def _fetch(
@@ -241,9 +251,14 @@ def _build(spec: CompetitionSpec, raw: Path, staging: Path, source: str, verify:
         "private_bytes": sum((staging / f).stat().st_size for f in files if f.startswith("private/")),
         "sha256": files,
     }
+    # agents get read-only data (files and folders), so no sandbox user can change or delete the shared cache;
+    # root in a local sandbox is not stopped by this
     for rel in files:
-        if rel.startswith("public/"):  # agents get read-only data; a local sandbox cannot be stopped by root
+        if rel.startswith("public/"):
             os.chmod(staging / rel, stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+    read_only_dir = stat.S_IRUSR | stat.S_IXUSR | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH
+    for folder in sorted((p for p in public.rglob("*") if p.is_dir()), reverse=True) + [public]:
+        os.chmod(folder, read_only_dir)
     tmp = staging / ".manifest.tmp"
     tmp.write_text(json.dumps(manifest, indent=1))
     os.replace(tmp, staging / "manifest.json")
@@ -267,4 +282,4 @@ def _install(staging: Path, paths: CompetitionPaths) -> None:
         os.rename(paths.prepared, trash)
     os.rename(staging, paths.prepared)
     if trash is not None:
-        shutil.rmtree(trash, ignore_errors=True)
+        remove_tree(trash)

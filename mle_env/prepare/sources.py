@@ -27,6 +27,7 @@ from typing import Any
 
 from mle_env.competition.spec import CompetitionSpec, SourceSpec
 from mle_env.errors import ChecksumMismatch, PrepareError, PrerequisiteError, SourceUnavailable
+from mle_env.units import format_bytes
 
 PYPI_INDEX_ENV = "MLE_ENV_PYPI_INDEX"
 DEFAULT_PYPI_INDEX = "https://pypi.org/simple"
@@ -82,19 +83,9 @@ def disk_space(source: Source, where: Path) -> tuple[str, bool]:
     if need is None:
         return "", True
     free = free_bytes(where)
-    note = (f"needs about {_size(need)} free at {where} ({DISK_FACTOR} x the download: archive, extracted "
-            f"files, prepared copy); {_size(free)} free")
+    note = (f"needs about {format_bytes(need)} free at {where} ({DISK_FACTOR} x the download: archive, extracted "
+            f"files, prepared copy); {format_bytes(free)} free")
     return note, free >= need
-
-
-def _size(nbytes: int | None) -> str:
-    if nbytes is None:
-        return "size unknown"
-    for unit in ("B", "KB", "MB", "GB", "TB"):
-        if nbytes < 1000 or unit == "TB":
-            return f"{nbytes:.0f} {unit}" if unit == "B" else f"{nbytes:.1f} {unit}"
-        nbytes /= 1000
-    return ""  # unreachable
 
 
 # --- pypi --------------------------------------------------------------------------------------------
@@ -110,7 +101,8 @@ class PypiSource(Source):
 
     def describe(self) -> str:
         o = self.options
-        return f"pypi: {o['filename']} ({_size(o.get('size_bytes'))}) from {self._index()}, {len(o['files'])} file(s)"
+        size = format_bytes(o.get("size_bytes"))
+        return f"pypi: {o['filename']} ({size}) from {self._index()}, {len(o['files'])} file(s)"
 
     def _index(self) -> str:
         return (os.environ.get(PYPI_INDEX_ENV) or DEFAULT_PYPI_INDEX).rstrip("/")
@@ -254,7 +246,7 @@ class KaggleSource(Source):
         self.size_bytes = options.get("size_bytes")
 
     def describe(self) -> str:
-        return f"kaggle: competition '{self.slug}' ({_size(self.size_bytes)})"
+        return f"kaggle: competition '{self.slug}' ({format_bytes(self.size_bytes)})"
 
     def fetch(self, raw: Path) -> Path:
         api = kaggle_api()
@@ -303,7 +295,7 @@ class ZipSource(Source):
         self.size_bytes = self.archive.stat().st_size if self.archive.is_file() else None
 
     def describe(self) -> str:
-        return f"zip: {self.archive} ({_size(self.size_bytes)}), extracted into the cache"
+        return f"zip: {self.archive} ({format_bytes(self.size_bytes)}), extracted into the cache"
 
     def fetch(self, raw: Path) -> Path:
         if not self.archive.is_file():

@@ -33,8 +33,12 @@ def choose_backend(kind: str, image: str) -> tuple[str, str]:
         client = docker_client(timeout=10)
     except PrerequisiteError:
         return "local", "no Docker engine answers, so actions run locally (not isolated)"
-    if not image_exists(image, client):
-        return "local", f"the Docker image {image} is missing (`mle-env image build --offline`), so actions run locally"
+    try:
+        if not image_exists(image, client):
+            return "local", (f"the Docker image {image} is missing (`mle-env image build --offline`), "
+                             "so actions run locally")
+    finally:
+        client.close()
     return "docker", "a Docker engine answers and the image is present"
 
 

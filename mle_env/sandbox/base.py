@@ -53,10 +53,6 @@ class ExecResult:
     duration_s: float = 0.0
     note: str = ""
 
-    @property
-    def truncated(self) -> bool:
-        return self.stdout_bytes > len(self.stdout.encode()) or self.stderr_bytes > len(self.stderr.encode())
-
 
 @dataclass(frozen=True)
 class SandboxLimits:
@@ -137,12 +133,13 @@ class Sandbox(abc.ABC):
         """
 
     @abc.abstractmethod
-    def read_submission(self, max_bytes: int, path: str = SUBMISSION) -> bytes | str | None:
-        """Copy a file (default ``submission/submission.csv``; ``path`` is relative to the working
-        directory and has no ``..``) out of the sandbox.
+    def copy_out(self, path: str = SUBMISSION, max_bytes: int = 2**30) -> bytes | str | None:
+        """Copy one file out of the sandbox (default ``submission/submission.csv``; ``path`` is relative to
+        the working directory, without ``..``).
 
-        Returns the bytes; None if there is no such file; or a string saying why it was not copied (a
-        symbolic link, a directory, larger than ``max_bytes``). Never follows links out of the sandbox.
+        Returns the bytes; None if there is no such file; or a string saying why it was not copied (not a
+        regular file, a link leading out of the working directory, larger than ``max_bytes``). Whatever the
+        agent put at ``path``, this returns promptly and never raises for it.
         """
 
     @abc.abstractmethod

@@ -56,10 +56,18 @@ class DockerSandbox(Sandbox):
         self.labels = labels or {}
         self.client: Any = None
         self.container: Any = None
+        self.image_id: str | None = None
         self.worker: WorkerClient | None = None
 
     # -- lifecycle ------------------------------------------------------------------------------------
     def start(self) -> SandboxInfo:
+        try:
+            return self._start()
+        except BaseException:
+            self.close()
+            raise
+
+    def _start(self) -> SandboxInfo:
         import docker
 
         self.client = docker_client()
@@ -75,7 +83,6 @@ class DockerSandbox(Sandbox):
             self.container.put_archive("/", _bootstrap_tar())
             self.container.start()
         except docker.errors.APIError as e:
-            self.close()
             raise _start_error(e, self.limits) from e
         self.worker = self._attach_worker()
         self.worker.call("ping", 30.0)
@@ -85,6 +92,7 @@ class DockerSandbox(Sandbox):
             memory_bytes=_bytes(self.limits.memory) or self.client.info().get("MemTotal"),
             gpus=_gpu_names(self.limits.gpus), extra={"container": self.container.short_id, "image_id": image.short_id},
         )
+        self.image_id = image.id
 
     def _create_options(self) -> dict[str, Any]:
         import docker
@@ -146,7 +154,7 @@ class DockerSandbox(Sandbox):
         return (f"container {state.get('Status')}, exit code {state.get('ExitCode')}, "
                 f"OOM killed {state.get('OOMKilled')}")
 
-    def read_submission(self, max_bytes: int, path: str = SUBMISSION) -> bytes | str | None:
+    def copy_out(self, path: str = SUBMISSION, max_bytes: int = 2**30) -> bytes | str | None:
         import docker
 
         if self.container is None:
@@ -157,7 +165,10 @@ class DockerSandbox(Sandbox):
         except docker.errors.NotFound:
             return None
         except docker.errors.APIError as e:
-            raise SandboxUnavailable(f"cannot copy the submission out: {e}") from e
+            state = self._container_state()
+            if not state.startswith("container running"):
+                raise SandboxUnavailable(f"cannot copy {path} out: {e} ({state})") from e
+            return f"{name} cannot be copied out ({e.explanation or e})"
         mode = int(stat.get("mode", 0))
         if mode & (1 << 27):  # Go's os.ModeSymlink
             return f"{name} is a symbolic link; write a regular file"
@@ -174,12 +185,18 @@ class DockerSandbox(Sandbox):
             return extracted.read(max_bytes + 1) if extracted is not None else None
 
     def python_packages(self) -> dict[str, str]:
-        key = self.image
+        key = self.image_id or self.image
         if key not in _PACKAGES:
             import json
+            import shlex
 
-            result = self.exec("shell", f"python3 -c {_quote(PACKAGES_CODE)}", 60)
-            _PACKAGES[key] = json.loads(result.stdout) if result.exit_code == 0 else {}
+            if self.worker is None:
+                raise SandboxUnavailable("the docker sandbox is not started")
+            result = self.worker.exec("shell", f"python3 -c {shlex.quote(PACKAGES_CODE)}", 60, 2**24)
+            try:
+                _PACKAGES[key] = json.loads(result.stdout) if result.exit_code == 0 else {}
+            except ValueError:
+                _PACKAGES[key] = {}
         return dict(_PACKAGES[key])
 
     def close(self) -> None:
@@ -198,12 +215,9 @@ class DockerSandbox(Sandbox):
                     warnings.warn(f"could not remove container {self.container.short_id}: {e}; run `mle-env gc`",
                                   stacklevel=2)
             self.container = None
-
-
-def _quote(text: str) -> str:
-    import shlex
-
-    return shlex.quote(text)
+        if self.client is not None:
+            self.client.close()
+            self.client = None
 
 
 def _bootstrap_tar() -> bytes:
@@ -256,17 +270,21 @@ def _bytes(value: int | str | None) -> int | None:
 
 
 def remove_stale_containers(everything: bool = False) -> list[str]:
-    """Remove mle-env containers whose owning process on this host is gone (all of them with
-    ``everything``); returns the short ids removed."""
+    """Remove mle-env containers whose owning process on this host is gone (every mle-env container, of any
+    host, with ``everything``); returns the short ids removed. Containers started from other hosts are left
+    alone: their owners cannot be checked from here."""
     client = docker_client()
     removed = []
     host = socket.gethostname()
-    for container in client.containers.list(all=True, filters={"label": LABEL}):
-        labels = container.labels
-        owner_alive = labels.get(OWNER_HOST) == host and _pid_alive(int(labels.get(OWNER_PID, "0") or 0))
-        if everything or not owner_alive:
-            container.remove(force=True)
-            removed.append(container.short_id)
+    try:
+        for container in client.containers.list(all=True, filters={"label": LABEL}):
+            labels = container.labels
+            mine = labels.get(OWNER_HOST) == host
+            if everything or (mine and not _pid_alive(int(labels.get(OWNER_PID, "0") or 0))):
+                container.remove(force=True)
+                removed.append(container.short_id)
+    finally:
+        client.close()
     return removed
 
 

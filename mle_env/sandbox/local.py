@@ -43,6 +43,13 @@ class LocalSandbox(Sandbox):
         self._stderr: deque[str] = deque(maxlen=50)
 
     def start(self) -> SandboxInfo:
+        try:
+            return self._start()
+        except BaseException:
+            self.close()
+            raise
+
+    def _start(self) -> SandboxInfo:
         self.workdir = Path(tempfile.mkdtemp(prefix="mle-env-", dir=self.root))
         (self.workdir / "data").symlink_to(self.public_dir.resolve(), target_is_directory=True)
         for name in ("submission", "code", "logs"):
@@ -77,19 +84,24 @@ class LocalSandbox(Sandbox):
             raise SandboxUnavailable("the local sandbox is not started")
         return self.client.exec(kind, code, timeout, self.limits.max_output)
 
-    def read_submission(self, max_bytes: int, path: str = SUBMISSION) -> bytes | str | None:
+    def copy_out(self, path: str = SUBMISSION, max_bytes: int = 2**30) -> bytes | str | None:
         if self.workdir is None:
             return None
         name = Path(path).name
-        try:
-            fd = os.open(self.workdir / path, os.O_RDONLY | os.O_NOFOLLOW)
+        target = self.workdir / path
+        real = Path(os.path.realpath(target))
+        inside = [Path(os.path.realpath(self.workdir)), Path(os.path.realpath(self.public_dir))]
+        if not any(real == root or real.is_relative_to(root) for root in inside):
+            return f"{name} leads out of the working directory through a symbolic link"
+        try:  # O_NONBLOCK: opening a named pipe must not wait for a writer
+            fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except FileNotFoundError:
             return None
-        except OSError:
+        except (OSError, ValueError):
             return f"{name} is a symbolic link or unreadable; write a regular file"
         with os.fdopen(fd, "rb") as f:
             st = os.fstat(f.fileno())
-            if not _is_regular(st.st_mode):
+            if not stat.S_ISREG(st.st_mode):
                 return f"{name} is not a regular file"
             if st.st_size > max_bytes:
                 return f"{name} is {st.st_size} bytes, over the {max_bytes}-byte limit"
@@ -120,10 +132,6 @@ class LocalSandbox(Sandbox):
         if self.workdir is not None:
             shutil.rmtree(self.workdir, ignore_errors=True)
             self.workdir = None
-
-
-def _is_regular(mode: int) -> bool:
-    return stat.S_ISREG(mode)
 
 
 def _host_memory() -> int | None:

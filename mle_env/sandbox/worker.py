@@ -11,7 +11,7 @@ Responses: {"id": n, "stdout": str, "stderr": str, "exit_code": int|null, "timed
 
 - ``shell`` runs ``bash -c code`` (``sh`` where bash is missing) in its own process group; on timeout the
   whole group is killed. Processes an action leaves in the background keep running, but what they print
-  after the action ends is discarded: redirect it to a file.
+  after the action ends is read and dropped: redirect it to a file to keep it.
 - ``python`` runs the code in ONE persistent interpreter (a child process), like a notebook cell: state
   carries over; the value of a final expression is printed. A timeout or a crash kills that interpreter;
   a fresh one starts and ``note`` says the state was lost.
@@ -28,6 +28,7 @@ import selectors
 import signal
 import subprocess
 import sys
+import threading
 import time
 import traceback
 
@@ -162,6 +163,23 @@ class Streams:
         self.sel.close()
 
 
+def _discard_in_background(pipe) -> None:
+    """Keep reading (and dropping) a pipe that processes left in the background may still write to, so
+    that their writes do not fail with SIGPIPE; the thread ends when the last writer closes the pipe."""
+
+    def drain() -> None:
+        try:
+            while pipe.read(_READ):
+                pass
+        except (OSError, ValueError):
+            pass
+        finally:
+            pipe.close()
+
+    os.set_blocking(pipe.fileno(), True)
+    threading.Thread(target=drain, daemon=True).start()
+
+
 def _kill_group(proc: subprocess.Popen) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -227,7 +245,6 @@ class Worker:
         if proc is None:
             return self._result(out, err, 126, False, spawn_note)
         self.groups.add(proc.pid)
-        out, err = Capture(max_output), Capture(max_output)
         streams = Streams({proc.stdout.fileno(): out, proc.stderr.fileno(): err})
         deadline = time.monotonic() + timeout
         timed_out = False
@@ -242,8 +259,8 @@ class Worker:
                 _kill_group(proc)
         streams.drain()
         streams.close()
-        proc.stdout.close()
-        proc.stderr.close()
+        for pipe in (proc.stdout, proc.stderr):
+            _discard_in_background(pipe)
         note = f"timed out after {timeout:g}s; the command and its process group were killed" if timed_out else ""
         return self._result(out, err, None if timed_out else proc.returncode, timed_out, spawn_note + note)
 
@@ -301,8 +318,14 @@ class Worker:
         streams.drain()
         streams.close()
         if streams.control_line is not None:
-            status = json.loads(streams.control_line.decode())
-            return self._result(out, err, status["exit_code"], False, start_note)
+            try:
+                return self._result(out, err, int(json.loads(streams.control_line.decode())["exit_code"]), False,
+                                    start_note)
+            except (ValueError, KeyError, TypeError):  # the cell wrote into the interpreter's status pipe
+                self._stop_repl()
+                return self._result(out, err, 1, False, "the python interpreter's status channel was written to "
+                                    "by the code and is no longer trustworthy, so the interpreter was restarted "
+                                    "and its state is lost")
         if not streams.control_closed:
             self._stop_repl()
             note = (f"timed out after {timeout:g}s; the python interpreter was killed and restarted, "
@@ -357,8 +380,11 @@ class Worker:
                 try:
                     response = fn(request["code"], float(request["timeout"]),
                                   int(request.get("max_output", DEFAULT_MAX_OUTPUT)))
-                except Exception as e:  # noqa: BLE001 - a worker failure is reported, never fatal
-                    response = {"error": f"{type(e).__name__}: {e}"}
+                except Exception as e:  # noqa: BLE001 - what the action did to its sandbox is its own result
+                    self._stop_repl()
+                    empty = Capture(1)
+                    response = self._result(empty, empty, 126, False,
+                                            f"the sandbox could not run this action ({type(e).__name__}: {e})")
             else:
                 response = {"error": f"unknown op {op!r}"}
             response["id"] = request.get("id")

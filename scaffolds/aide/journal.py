@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mle_env.jsonl import read_jsonl
+
 
 @dataclass
 class Node:
@@ -66,13 +68,8 @@ class Journal:
             ValueError: the journal belongs to another competition.
         """
         path = Path(path)
-        if path.is_file() and path.stat().st_size:
-            records = []
-            for line in path.read_text().splitlines():
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError:
-                    break  # a torn last line from a killed run
+        records = read_jsonl(path, repair=True)  # a killed run may have left a torn last line
+        if records:
             old = next((r for r in records if r.get("type") == "header"), {})
             if old.get("competition_id") != header.get("competition_id"):
                 raise ValueError(f"journal {path} belongs to {old.get('competition_id')!r}, "
@@ -95,9 +92,6 @@ class Journal:
 
     def next_id(self) -> int:
         return max((n.id for n in self.nodes), default=-1) + 1
-
-    def get(self, node_id: int | None) -> Node | None:
-        return next((n for n in self.nodes if n.id == node_id), None)
 
     def children(self, node: Node) -> list[Node]:
         return [n for n in self.nodes if n.parent == node.id]

@@ -23,6 +23,7 @@ from mle_env.agents.baseline import INSPECT
 from mle_env.agents.scripted import (
     Script,
     ScriptedPolicy,
+    budget_timeout,
     fold_scores,
     install_mlkit,
     last_json,
@@ -175,7 +176,7 @@ class AidePolicy(ScriptedPolicy):
         node.buggy = bool(node.bug_reason)
 
     def _timeout(self, obs: dict[str, Any]) -> float:
-        return max(5.0, min(self.config.node_timeout, float(obs["time_left"]) - self.config.reserve))
+        return budget_timeout(obs, self.config.node_timeout, self.config.reserve)
 
     def _room_for_a_node(self, obs: dict[str, Any]) -> bool:
         steps_left = int(obs["steps_left"])

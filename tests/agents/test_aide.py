@@ -111,3 +111,18 @@ def test_killed_run_resumes_from_its_journal(practice_home: Path, tmp_path: Path
     nodes = policy.journal.nodes
     assert [n.id for n in nodes] == list(range(6))  # the first `done` came from the killed run
     assert result.grade.scored and result.grade.any_medal
+
+
+def test_journal_survives_torn_lines_across_resumes(tmp_path: Path) -> None:
+    path = tmp_path / "journal.jsonl"
+    journal = Journal.open(path, {"competition_id": "c"})
+    journal.append(Node(0, "draft", buggy=False, score=1.0))
+    with open(path, "a") as f:
+        f.write('{"type": "node", "id": 1, "oper')  # a run killed while writing node 1
+    resumed = Journal.open(path, {"competition_id": "c"})
+    assert [n.id for n in resumed.nodes] == [0]
+    resumed.append(Node(1, "draft", buggy=False, score=2.0))
+    again = Journal.open(path, {"competition_id": "c"})
+    assert [n.id for n in again.nodes] == [0, 1]
+    with pytest.raises(ValueError, match="belongs to 'c'"):
+        Journal.open(path, {"competition_id": "other"})

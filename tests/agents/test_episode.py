@@ -39,6 +39,22 @@ def test_crashing_agent_code_is_an_agent_error_and_still_graded(tiny_prepared: s
     assert "a bug in the agent" in steps[-2]["policy"]["agent_error"]
 
 
+class CrashingReset(BasePolicy):
+    def reset(self, obs, info):
+        raise KeyError("missing setting")
+
+    def act(self, obs, info):  # pragma: no cover - never reached
+        return "ls"
+
+
+def test_a_policy_that_crashes_in_reset_is_an_agent_error(tiny_prepared: str) -> None:
+    env = mle_env.make(tiny_prepared, sandbox="local")
+    result = mle_env.run_episode(env, CrashingReset())
+    env.close()
+    assert result.status == "agent_error" and "missing setting" in result.error
+    assert result.end == "submitted" and result.grade.status == "missing"
+
+
 def test_unknown_agent_and_option() -> None:
     with pytest.raises(ValueError, match="unknown agent 'nope'; choose one of baseline, react, aide, human"):
         make_policy("nope")

@@ -24,6 +24,10 @@ def test_valid_actions(action: object, expected: Action) -> None:
     ("action", "phrase"),
     [
         ({"type": "run", "code": "ls"}, "'type' must be one of shell, python, validate, submit"),
+        ({"type": ["shell"], "code": "ls"}, "'type' must be one of"),
+        ({"type": "validate", "path": "/etc/passwd"}, "relative to the working directory"),
+        ({"type": "validate", "path": "code/../../x"}, "without '..'"),
+        ({"type": "validate", "path": "a\x00b"}, "relative to the working directory"),
         ({"code": "ls"}, "'type' must be one of"),
         ({"type": "shell"}, "'code' is a required property"),
         ({"type": "shell", "code": ""}, "should be non-empty"),

@@ -110,6 +110,25 @@ def test_injected_infrastructure_failure_is_retried_and_reported_apart(
     assert "infrastructure reasons" in result.stdout
 
 
+def test_a_rerun_must_match_the_run_it_extends(
+    tiny_prepared: str, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mle_env.evaluation import EvalConfig, evaluate
+    from mle_env.evaluation.results import EvaluationError
+
+    monkeypatch.setenv("MLE_ENV_COMPETITIONS", str(home.parent / "competitions"))  # for the worker processes
+    out = tmp_path / "run"
+    evaluate(EvalConfig(agent="baseline", competitions=[tiny_prepared], seeds=1, out=out, workers=1,
+                        env_options={"sandbox": "local", "time_limit": 600}))
+    assert [r["status"] for r in read_results(out)] == ["ok"]
+    with pytest.raises(EvaluationError, match="env_options"):
+        evaluate(EvalConfig(agent="baseline", competitions=[tiny_prepared], seeds=1, out=out, workers=1,
+                            env_options={"sandbox": "local", "time_limit": 60}))
+    with pytest.raises(ValueError, match="takes no option 'colour'"):
+        evaluate(EvalConfig(agent="baseline", agent_options={"colour": "red"}, competitions=[tiny_prepared],
+                            seeds=1, out=tmp_path / "other"))
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

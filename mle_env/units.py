@@ -1,0 +1,15 @@
+"""Human-readable quantities."""
+
+from __future__ import annotations
+
+
+def format_bytes(nbytes: int | float | None) -> str:
+    """A byte count in decimal units (1 KB = 1000 B): "812 B", "1.4 MB", "2.3 GB"; "size unknown" for None."""
+    if nbytes is None:
+        return "size unknown"
+    value = float(nbytes)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1000:
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1000
+    return f"{value:.1f} TB"
