@@ -115,14 +115,22 @@ class Sandbox(abc.ABC):
 
     kind: str = ""
 
-    @abc.abstractmethod
     def start(self) -> SandboxInfo:
-        """Create the sandbox and its worker.
+        """Create the sandbox and its worker; on failure, everything half-created is removed.
 
         Raises:
             PrerequisiteError: what the backend needs is missing (engine, image, GPU runtime).
             SandboxUnavailable: it could not be started for another reason.
         """
+        try:
+            return self._start()
+        except BaseException:
+            self.close()
+            raise
+
+    @abc.abstractmethod
+    def _start(self) -> SandboxInfo:
+        """The backend's part of :meth:`start` (which cleans up after it when it raises)."""
 
     @abc.abstractmethod
     def exec(self, kind: str, code: str, timeout: float) -> ExecResult:

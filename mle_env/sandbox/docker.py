@@ -60,13 +60,6 @@ class DockerSandbox(Sandbox):
         self.worker: WorkerClient | None = None
 
     # -- lifecycle ------------------------------------------------------------------------------------
-    def start(self) -> SandboxInfo:
-        try:
-            return self._start()
-        except BaseException:
-            self.close()
-            raise
-
     def _start(self) -> SandboxInfo:
         import docker
 

@@ -42,13 +42,6 @@ class LocalSandbox(Sandbox):
         self.client: WorkerClient | None = None
         self._stderr: deque[str] = deque(maxlen=50)
 
-    def start(self) -> SandboxInfo:
-        try:
-            return self._start()
-        except BaseException:
-            self.close()
-            raise
-
     def _start(self) -> SandboxInfo:
         self.workdir = Path(tempfile.mkdtemp(prefix="mle-env-", dir=self.root))
         (self.workdir / "data").symlink_to(self.public_dir.resolve(), target_is_directory=True)
