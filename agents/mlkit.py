@@ -92,13 +92,9 @@ def profile(info: dict) -> dict:
     kind = info["kind"]
     if kind == "probability":
         task = "binary" if len(targets) == 1 else ("multiclass_proba" if label_col else "multilabel")
-    elif kind in ("integer", "label"):
-        task = "classification"
-    elif kind == "number":
-        task = "regression"
-    else:
-        task = "classification"
-    test_dirs = {d: e for d, e in _image_dirs(_test_ids(info, test_file)).items()} if image_dirs else {}
+    else:  # integers, labels and text are predicted as classes
+        task = "regression" if kind == "number" else "classification"
+    test_dirs = _image_dirs(_test_ids(info, test_file)) if image_dirs else {}
     return {
         "train_file": train_file, "test_file": test_file, "sample": sample_name, "id_column": id_col,
         "targets": targets, "label_column": label_col, "header": list(info["header"]), "data_type": data_type,

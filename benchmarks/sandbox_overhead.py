@@ -1,6 +1,7 @@
 """Sandbox and environment overheads: step latency, reset latency, host memory per live env.
 
-    python benchmarks/sandbox_overhead.py [--steps 200] [--envs 10] [--competition tiny]
+    python benchmarks/sandbox_overhead.py [--steps 200] [--resets 10] [--envs 10] [--competition ID]
+                                           [--backends docker,local]
 
 Prints p50/p95 of a trivial shell action (``true``) and a trivial python action (``pass``) through
 ``env.step`` for the docker and the local sandbox, and, in the same run, the same ``true`` run with one

@@ -119,7 +119,6 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         self.time_limit = float(time_limit or self.competition.hints.time_limit_s or DEFAULT_TIME_LIMIT)
         self.step_limit = step_limit
         self.action_timeout = float(action_timeout)
-        self.max_output = max_output
         self.reward_fn = resolve_reward(reward)
         self.record_dir = Path(record_dir) if record_dir is not None else (home_path or default_home()) / "trajectories"
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -288,7 +287,7 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
             return self.grader.validate(copied)
 
     def _grade(self) -> GradeReport:
-        in_sandbox = "./submission/submission.csv"
+        in_sandbox = f"./{SUBMISSION}"
         with tempfile.TemporaryDirectory(prefix="mle-env-grade-") as tmp:
             copied = self._copy_submission(Path(tmp))
             if isinstance(copied, Path):
@@ -299,13 +298,13 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
                     report = dataclasses.replace(report, status="invalid", submission_exists=True,
                                                  invalid_reason=copied)
                 else:
-                    report = dataclasses.replace(report, invalid_reason="there is no ./submission/submission.csv")
+                    report = dataclasses.replace(report, invalid_reason=f"there is no {in_sandbox}")
         return dataclasses.replace(report, submission_path=in_sandbox)
 
     def _observe(self, action: str, **fields: Any) -> dict[str, Any]:
         steps_left = -1 if self.step_limit is None else max(0, self.step_limit - self._steps)
         obs = make_observation(task=self._task, files=self.files, action=action, time_left=self._time_left(),
-                               steps_left=steps_left, max_output=self.max_output, **fields)
+                               steps_left=steps_left, max_output=self.limits.max_output, **fields)
         if action == "reset":  # exactly the budget, so that seeded resets are reproducible
             obs["time_left"][...] = self.time_limit
         self._last_obs = obs

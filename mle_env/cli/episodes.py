@@ -147,8 +147,5 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    args.agent, args.json, args.no_live = "human", False, True
-    args.agent_option = []
-    for name in ("model", "base_url", "api_key", "proposer", "max_nodes", "journal"):
-        setattr(args, name, None)
+    args.agent, args.json, args.no_live, args.agent_option = "human", False, True, []
     return cmd_run(args)

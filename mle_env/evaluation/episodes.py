@@ -9,10 +9,10 @@ import signal
 import subprocess
 import time
 import traceback
-from datetime import datetime, timezone
 from typing import Any
 
 from mle_env.errors import MleEnvError
+from mle_env.recording import now
 
 
 def gpu_model() -> str | None:
@@ -76,5 +76,5 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
         if env is not None:
             env.close()
     record["wall_time_s"] = time.monotonic() - started
-    record["finished_at"] = datetime.now(timezone.utc).isoformat()
+    record["finished_at"] = now()
     return record

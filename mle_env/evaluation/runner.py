@@ -115,9 +115,10 @@ def failed_task_record(task: dict[str, Any], error: str) -> dict[str, Any]:
             "agent": task["agent"], "status": "infra_error", "grade": None, "error": error}
 
 
-def episodes_to_run(config: EvalConfig) -> list[tuple[str, int]]:
-    """(competition, seed) pairs without a finished record in the run directory."""
-    done = finished_keys(read_results(config.out))
+def episodes_to_run(config: EvalConfig, records: list[dict[str, Any]] | None = None) -> list[tuple[str, int]]:
+    """(competition, seed) pairs without a finished record in the run directory (or in ``records``, when
+    the caller has read them already)."""
+    done = finished_keys(read_results(config.out) if records is None else records)
     return [(c, s) for c in config.competitions for s in range(config.seeds) if (c, s) not in done]
 
 
@@ -132,8 +133,7 @@ def evaluate(config: EvalConfig, progress: Callable[[dict[str, Any], int, int], 
     out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
     write_config(out, {k: v for k, v in asdict(config).items() if k not in ("out", "inject_infra_failures")})
-    read_results(out, repair=True)
-    todo = episodes_to_run(config)
+    todo = episodes_to_run(config, read_results(out, repair=True))
     if not todo:
         return out
     backend: Backend

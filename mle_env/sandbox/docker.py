@@ -77,15 +77,16 @@ class DockerSandbox(Sandbox):
             self.container.start()
         except docker.errors.APIError as e:
             raise _start_error(e, self.limits) from e
+        self.image_id = image.id
         self.worker = self._attach_worker()
         self.worker.call("ping", 30.0)
+        engine = self.client.info()
         return SandboxInfo(
             kind=self.kind, workdir=WORKDIR, image=self.image,
-            cpus=self.limits.cpus or float(self.client.info().get("NCPU", 0)) or None,
-            memory_bytes=_bytes(self.limits.memory) or self.client.info().get("MemTotal"),
+            cpus=self.limits.cpus or float(engine.get("NCPU", 0)) or None,
+            memory_bytes=_bytes(self.limits.memory) or engine.get("MemTotal"),
             gpus=_gpu_names(self.limits.gpus), extra={"container": self.container.short_id, "image_id": image.short_id},
         )
-        self.image_id = image.id
 
     def _create_options(self) -> dict[str, Any]:
         import docker

@@ -56,13 +56,18 @@ def docker_client(timeout: int = 120) -> Any:
 
 
 def image_exists(tag: str, client: Any = None) -> bool:
+    """Whether the engine has an image tagged ``tag`` (a client made here is closed again)."""
     import docker
 
+    own = client is None
     client = client or docker_client()
     try:
         client.images.get(tag)
     except docker.errors.ImageNotFound:
         return False
+    finally:
+        if own:
+            client.close()
     return True
 
 

@@ -8,6 +8,7 @@ starts is in a process group of its own that is killed on timeout and when the s
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import signal
@@ -25,7 +26,6 @@ from mle_env.sandbox.channel import PipeTransport, WorkerClient
 
 # variables that must not reach agent code even in the local sandbox
 _SECRET_PREFIXES = ("KAGGLE_", "OPENAI_", "MLE_ENV_LLM_", "AWS_", "HF_TOKEN", "ANTHROPIC_")
-_PACKAGES: dict[str, str] | None = None
 
 
 class LocalSandbox(Sandbox):
@@ -101,12 +101,7 @@ class LocalSandbox(Sandbox):
             return f.read(max_bytes + 1)
 
     def python_packages(self) -> dict[str, str]:
-        global _PACKAGES
-        if _PACKAGES is None:
-            import importlib.metadata as metadata
-
-            _PACKAGES = {d.metadata["Name"]: d.version for d in metadata.distributions() if d.metadata["Name"]}
-        return dict(_PACKAGES)
+        return dict(_host_packages())
 
     def close(self) -> None:
         if self.client is not None:
@@ -125,6 +120,14 @@ class LocalSandbox(Sandbox):
         if self.workdir is not None:
             shutil.rmtree(self.workdir, ignore_errors=True)
             self.workdir = None
+
+
+@functools.cache
+def _host_packages() -> dict[str, str]:
+    """This interpreter's distributions (the local sandbox runs it), read once per process."""
+    import importlib.metadata as metadata
+
+    return {d.metadata["Name"]: d.version for d in metadata.distributions() if d.metadata["Name"]}
 
 
 def _host_memory() -> int | None:

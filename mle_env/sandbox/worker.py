@@ -11,7 +11,8 @@ Responses: {"id": n, "stdout": str, "stderr": str, "exit_code": int|null, "timed
 
 - ``shell`` runs ``bash -c code`` (``sh`` where bash is missing) in its own process group; on timeout the
   whole group is killed. Processes an action leaves in the background keep running, but what they print
-  after the action ends is read and dropped: redirect it to a file to keep it.
+  after the action ends is read and dropped: redirect it to a file to keep it. (When the sandbox's process
+  limit leaves no room for the thread that reads it, their output pipe is closed instead.)
 - ``python`` runs the code in ONE persistent interpreter (a child process), like a notebook cell: state
   carries over; the value of a final expression is printed. A timeout or a crash kills that interpreter;
   a fresh one starts and ``note`` says the state was lost.
@@ -177,7 +178,10 @@ def _discard_in_background(pipe) -> None:
             pipe.close()
 
     os.set_blocking(pipe.fileno(), True)
-    threading.Thread(target=drain, daemon=True).start()
+    try:
+        threading.Thread(target=drain, daemon=True).start()
+    except RuntimeError:  # the process limit is reached, so no thread can start: give up on the background
+        pipe.close()      # writers instead (their next write fails) rather than on the action that just ran
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

@@ -35,6 +35,7 @@ class Node:
     run_time_s: float = 0.0
     output_head: str = ""
     output_tail: str = ""
+    output_cut: int = 0
     score: float | None = None
     fold_scores: list[float] = field(default_factory=list)
     score_source: str = ""
@@ -45,6 +46,12 @@ class Node:
     promoted: bool = False
     llm: list[dict[str, Any]] = field(default_factory=list)
     created_at: float = field(default_factory=time.time)
+
+    @property
+    def output(self) -> str:
+        """The program's output as kept: its head, then (when it was long) the tail, with the cut marked."""
+        cut = f"\n[... {self.output_cut} characters cut ...]\n" if self.output_cut else ""
+        return self.output_head + cut + self.output_tail
 
     @property
     def submission_path(self) -> str:

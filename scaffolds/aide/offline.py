@@ -106,7 +106,7 @@ class OfflineProposer:
     def _debug(self, node: Node, profile: dict[str, Any]) -> tuple[dict[str, Any], str]:
         new = copy.deepcopy(node.config)
         params = new["params"]
-        reason = (node.bug_reason + node.output_tail).lower()
+        reason = (node.bug_reason + node.output).lower()
         if node.timed_out or "memory" in reason or node.exit_code in (-9, 137):
             params["train_fraction"] = round(params.get("train_fraction", 1.0) / 2, 3)
             for key in ("max_iter", "n_estimators"):

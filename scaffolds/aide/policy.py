@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -69,9 +70,7 @@ def better(node: Node, best: Node | None, lower_is_better: bool) -> bool:
     sign = -1.0 if lower_is_better else 1.0
     if len(node.fold_scores) > 1 and len(node.fold_scores) == len(best.fold_scores):
         diffs = [sign * (a - b) for a, b in zip(node.fold_scores, best.fold_scores, strict=True)]
-        mean = sum(diffs) / len(diffs)
-        spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1))
-        return mean > spread / math.sqrt(len(diffs))
+        return statistics.fmean(diffs) > statistics.stdev(diffs) / math.sqrt(len(diffs))
     return sign * (node.score - best.score) > 0
 
 
@@ -162,7 +161,9 @@ class AidePolicy(ScriptedPolicy):
         limit = self.config.output_chars
         output = obs["stdout"] + ("\n" + obs["stderr"] if obs["stderr"] else "")
         node.exit_code, node.timed_out, node.run_time_s = int(obs["exit_code"]), bool(obs["timed_out"]), seconds
-        node.output_head, node.output_tail = output[:limit], output[-limit:]
+        # head and tail never overlap, so a short output is kept once (all of it in the head)
+        node.output_head, node.output_tail = output[:limit], output[limit:][-limit:]
+        node.output_cut = max(0, len(output) - 2 * limit)
         node.score = validation_score(obs["stdout"])
         node.fold_scores = fold_scores(obs["stdout"])
         node.score_source = "VALIDATION_SCORE line printed by the program" if node.score is not None else ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mle_env.observation import clip
 from mle_env.scaffolds.aide.journal import Journal, Node
 
 SYSTEM = """You are an expert machine-learning engineer taking part in a competition. You solve it by writing
@@ -18,12 +19,6 @@ Use only the Python packages listed in the task. Keep the run time within the li
 Answer with a short plan (a few sentences) followed by ONE fenced ```python code block with the whole program."""
 
 
-def _truncate(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return text[: limit // 2] + "\n[...]\n" + text[-limit // 2:]
-
-
 def memory(journal: Journal, limit: int) -> str:
     """A size-capped summary of earlier nodes: what was tried and how it scored."""
     lines = []
@@ -37,7 +32,7 @@ def memory(journal: Journal, limit: int) -> str:
 def header(task: str, data_preview: str, metric: str, lower_is_better: bool, timeout: float) -> str:
     direction = "lower is better" if lower_is_better else "higher is better"
     return (
-        f"# Task\n{_truncate(task, 6000)}\n\n# Data preview\n{_truncate(data_preview, 3000)}\n\n"
+        f"# Task\n{clip(task, 6000)}\n\n# Data preview\n{clip(data_preview, 3000)}\n\n"
         f"# Metric\n{metric} ({direction}). Each program may run for at most {timeout:.0f} seconds."
     )
 
@@ -49,7 +44,7 @@ def draft(context: str, past: str) -> str:
 
 def improve(context: str, past: str, node: Node, output_chars: int) -> str:
     return (f"{context}\n\n# Earlier attempts\n{past}\n\n# The program to improve (validation score {node.score})\n"
-            f"```python\n{node.code}\n```\n\n# Its output\n{_truncate(node.output_tail, output_chars)}\n\n"
+            f"```python\n{node.code}\n```\n\n# Its output\n{clip(node.output, output_chars)}\n\n"
             "# Instructions\nPropose ONE specific change that should improve the validation score (better "
             "features, model, hyperparameters or validation), explain it in the plan, and write the whole "
             "improved program.")
@@ -57,7 +52,7 @@ def improve(context: str, past: str, node: Node, output_chars: int) -> str:
 
 def debug(context: str, node: Node, output_chars: int) -> str:
     problem = node.bug_reason + (f"\nThe validator said: {node.validation}" if node.validation else "")
-    output = _truncate(node.output_head + node.output_tail, output_chars)
+    output = clip(node.output, output_chars)
     return (f"{context}\n\n# The program that failed\n```python\n{node.code}\n```\n\n"
             f"# What went wrong\n{problem}\n\n# Its output\n{output}"
             "\n\n# Instructions\nFind the bug, explain the fix in the plan, and write the whole corrected program.")

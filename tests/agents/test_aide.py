@@ -126,3 +126,40 @@ def test_journal_survives_torn_lines_across_resumes(tmp_path: Path) -> None:
     assert [n.id for n in again.nodes] == [0, 1]
     with pytest.raises(ValueError, match="belongs to 'c'"):
         Journal.open(path, {"competition_id": "other"})
+
+
+def test_node_output_is_kept_once_and_long_output_marks_its_cut() -> None:
+    from mle_env.scaffolds.aide import prompts
+    from mle_env.scaffolds.aide.policy import AidePolicy
+
+    policy = AidePolicy(output_chars=100)
+    short = Node(0, "draft")
+    policy._record_run(short, {"stdout": "", "stderr": "Traceback\nKeyError: 'x'\n", "exit_code": 1,
+                               "timed_out": 0}, 1.0)
+    assert short.buggy and short.output.count("KeyError") == 1 and short.output_cut == 0
+    assert prompts.debug("context", short, 2000).count("KeyError: 'x'") == 2  # the bug reason and the output
+    long = Node(1, "draft")
+    stdout = "a" * 150 + "b" * 100 + "VALIDATION_SCORE: 0.5\n"  # 272 characters
+    policy._record_run(long, {"stdout": stdout, "stderr": "", "exit_code": 0, "timed_out": 0}, 1.0)
+    assert long.output_head == "a" * 100 and long.output_tail.endswith("VALIDATION_SCORE: 0.5\n")
+    assert long.output_cut == 72 and "[... 72 characters cut ...]" in long.output
+    assert long.output.replace("\n[... 72 characters cut ...]\n", "") == stdout[:100] + stdout[-100:]
+
+
+def test_promotion_needs_a_paired_fold_gain_beyond_one_standard_error() -> None:
+    from mle_env.scaffolds.aide.policy import better
+
+    def node(score: float, folds: list[float], buggy: bool = False) -> Node:
+        return Node(0, "draft", buggy=buggy, score=score, fold_scores=folds)
+
+    best = node(0.80, [0.80, 0.81, 0.79])
+    # fold gains 0.02, 0.02, 0.01: mean 0.0167 > SE 0.0058 / sqrt(3) = 0.0033
+    assert better(node(0.8167, [0.82, 0.83, 0.80]), best, lower_is_better=False)
+    # gains 0.05, -0.03, 0.01: mean 0.01 < SE 0.04 / sqrt(3) = 0.023, a lucky node is not promoted
+    assert not better(node(0.81, [0.85, 0.78, 0.80]), best, lower_is_better=False)
+    # lower is better: the same consistent gains as losses
+    assert better(node(0.78, [0.78, 0.79, 0.78]), best, lower_is_better=True)
+    assert not better(node(0.8167, [0.82, 0.83, 0.80]), best, lower_is_better=True)
+    assert better(node(0.9, []), node(0.8, []), lower_is_better=False)  # no folds: the better score wins
+    assert not better(node(0.9, [], buggy=True), None, lower_is_better=False)
+    assert better(node(0.1, []), None, lower_is_better=False)

@@ -91,15 +91,18 @@ def test_memory_limit_kills_the_program_and_the_env_goes_on(env) -> None:
 def test_fork_bomb_is_held_by_the_pids_limit(tiny_prepared: str) -> None:
     env = mle_env.make(tiny_prepared, sandbox="docker", memory="2g")  # so that only the pids limit can stop it
     env.reset()
-    container = env.unwrapped._sandbox.container
-    env.step({"type": "shell", "code": "bomb() { bomb | bomb & }; bomb", "timeout": 5})
-    time.sleep(1)
-    pids = container.stats(stream=False)["pids_stats"]
-    assert pids["limit"] == 1024 and pids["current"] <= 1024
-    # the episode goes on: when the limit blocks a new action, the worker clears earlier background processes
-    outputs = [env.step("echo alive")[0] for _ in range(2)]
-    assert any(o["stdout"] == "alive\n" for o in outputs), outputs
-    env.close()
+    try:
+        container = env.unwrapped._sandbox.container
+        obs, *_ = env.step({"type": "shell", "code": "bomb() { bomb | bomb & }; bomb", "timeout": 5})
+        assert "could not run this action" not in obs["message"], obs["message"]
+        time.sleep(1)
+        pids = container.stats(stream=False)["pids_stats"]
+        assert pids["limit"] == 1024 and pids["current"] <= 1024
+        # the episode goes on: when the limit blocks a new action, the worker clears earlier background processes
+        outputs = [env.step("echo alive")[0] for _ in range(2)]
+        assert any(o["stdout"] == "alive\n" for o in outputs), outputs
+    finally:
+        env.close()
     assert containers() == []
 
 
@@ -153,3 +156,14 @@ def test_gpus_without_a_gpu_runtime_is_a_clear_error(tiny_prepared: str) -> None
         env.reset()
     env.close()
     assert containers() == []
+
+
+def test_image_packages_are_listed_and_read_once_per_image(env) -> None:
+    from mle_env.sandbox import docker as docker_backend
+
+    sandbox = env.unwrapped._sandbox
+    assert sandbox.image_id and sandbox.image_id.startswith("sha256:")
+    packages = docker_backend._PACKAGES[sandbox.image_id]  # cached under the image's id, not its tag
+    assert "numpy" in {name.lower() for name in packages}
+    obs, _ = env.reset()
+    assert f"numpy {packages.get('numpy') or packages.get('NumPy')}" in obs["task"]
