@@ -21,7 +21,9 @@ channel, so the semantics of an action are the same everywhere:
 from __future__ import annotations
 
 import abc
+import functools
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,6 +69,8 @@ class SandboxLimits:
         gpus: ``None`` (none), ``"all"``, a count, or a list of device ids (docker only).
         network: allow network access (docker only; off by default).
         max_output: bytes of each output stream kept per action.
+        disk: bytes the agent may write in the sandbox (workspace, temporary folders, docker's writable
+            layer); None = no limit. An action that writes past it is stopped and told so.
     """
 
     cpus: float | None = None
@@ -76,6 +80,7 @@ class SandboxLimits:
     gpus: str | int | list[str] | None = None
     network: bool = False
     max_output: int = 32 * 1024
+    disk: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -170,3 +175,34 @@ PACKAGES_CODE = (
     "import importlib.metadata as m, json\n"
     "print(json.dumps({d.metadata['Name']: d.version for d in m.distributions() if d.metadata['Name']}))"
 )
+
+
+def parse_bytes(value: int | str | None) -> int | None:
+    """Bytes from an int or a docker-style size (``"512m"``, ``"4g"``, ``"1.5GB"``); None stays None."""
+    if value is None or isinstance(value, int):
+        return value
+    units = {"k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+    text = value.strip().lower().rstrip("b")
+    if text and text[-1] in units:
+        return int(float(text[:-1]) * units[text[-1]])
+    return int(text)
+
+
+@functools.cache
+def _host_packages() -> dict[str, str]:
+    import importlib.metadata as metadata
+
+    return {d.metadata["Name"]: d.version for d in metadata.distributions() if d.metadata["Name"]}
+
+
+def host_packages() -> dict[str, str]:
+    """This interpreter's distributions (the local sandboxes run it), read once per process."""
+    return dict(_host_packages())
+
+
+def host_memory() -> int | None:
+    """This machine's physical memory in bytes (None where it cannot be read)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return None

@@ -14,15 +14,42 @@ import os
 import select
 import socket
 import struct
+import threading
 import time
 from collections import deque
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
 from mle_env.errors import SandboxUnavailable
 from mle_env.sandbox.base import ExecResult
 
 # the worker enforces action timeouts itself; the host waits this much longer before it gives up on it
 _GRACE_S = 15.0
+# a response holds two capped output streams; anything longer than this is not the worker speaking
+MAX_RESPONSE_BYTES = 64 * 2**20
+_DIAGNOSTICS_BYTES = 4096
+
+
+class StderrTail:
+    """Reads a worker's stderr in a thread and keeps only its last few KiB (whatever is written to it)."""
+
+    def __init__(self, stream: IO[bytes], keep: int = _DIAGNOSTICS_BYTES) -> None:
+        self.keep = keep
+        self.tail = bytearray()
+        self.lock = threading.Lock()
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream: IO[bytes]) -> None:
+        try:
+            while chunk := stream.read1(1 << 16) if hasattr(stream, "read1") else stream.read(1 << 16):
+                with self.lock:
+                    self.tail += chunk
+                    del self.tail[: max(0, len(self.tail) - self.keep)]
+        except (OSError, ValueError):
+            pass
+
+    def __call__(self) -> str:
+        with self.lock:
+            return bytes(self.tail).decode("utf-8", "replace")
 
 
 class Transport(Protocol):
@@ -63,7 +90,7 @@ class DockerStreamTransport:
 
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
-        self.raw = b""
+        self.raw = bytearray()
         self.stderr: deque[bytes] = deque(maxlen=64)
 
     def send(self, data: bytes) -> None:
@@ -89,10 +116,11 @@ class DockerStreamTransport:
             stream, size = self.raw[0], struct.unpack(">I", self.raw[4:8])[0]
             if len(self.raw) < 8 + size:
                 return None
-            payload, self.raw = self.raw[8 : 8 + size], self.raw[8 + size :]
+            payload = bytes(self.raw[8 : 8 + size])
+            del self.raw[: 8 + size]
             if stream == 1:
                 return payload
-            self.stderr.append(payload)
+            self.stderr.append(payload[-_DIAGNOSTICS_BYTES:])
         return None
 
     def diagnostics(self) -> str:
@@ -112,7 +140,7 @@ class WorkerClient:
     def __init__(self, transport: Transport, describe: str) -> None:
         self.transport = transport
         self.describe = describe
-        self.buffer = b""
+        self.buffer = bytearray()
         self.next_id = 0
         self.closed = False
 
@@ -133,14 +161,24 @@ class WorkerClient:
         deadline = time.monotonic() + wait + grace
         while True:
             line = self._line(deadline)
-            response = json.loads(line)
+            try:
+                response = json.loads(line)
+            except ValueError:
+                raise self._gone(f"the worker sent a line that is not JSON ({bytes(line[:80])!r})") from None
+            if not isinstance(response, dict):
+                raise self._gone(f"the worker sent {type(response).__name__}, not an object")
             if response.get("id") == self.next_id:
                 if "error" in response:
                     raise self._gone(f"the worker failed: {response['error']}")
                 return response
 
-    def _line(self, deadline: float) -> bytes:
-        while b"\n" not in self.buffer:
+    def _line(self, deadline: float) -> bytearray:
+        """The next line, read in linear time (the search resumes where it stopped) and capped in size."""
+        searched = 0
+        while (end := self.buffer.find(b"\n", searched)) < 0:
+            searched = len(self.buffer)
+            if searched > MAX_RESPONSE_BYTES:
+                raise self._gone(f"the worker sent a line of over {MAX_RESPONSE_BYTES} bytes")
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise self._gone("the worker stopped answering")
@@ -152,7 +190,8 @@ class WorkerClient:
                 raise self._gone("the worker's channel closed")
             if chunk:
                 self.buffer += chunk
-        line, self.buffer = self.buffer.split(b"\n", 1)
+        line = self.buffer[:end]
+        del self.buffer[: end + 1]
         return line
 
     def _gone(self, why: str) -> SandboxUnavailable:
@@ -162,11 +201,15 @@ class WorkerClient:
 
     def exec(self, kind: str, code: str, timeout: float, max_output: int) -> ExecResult:
         r = self.call(kind, timeout, code=code, timeout=timeout, max_output=max_output)
-        return ExecResult(
-            stdout=r["stdout"], stderr=r["stderr"], exit_code=r["exit_code"], timed_out=r["timed_out"],
-            stdout_bytes=r["stdout_bytes"], stderr_bytes=r["stderr_bytes"], duration_s=r["duration"],
-            note=r.get("note", ""),
-        )
+        try:
+            return ExecResult(
+                stdout=str(r["stdout"]), stderr=str(r["stderr"]),
+                exit_code=None if r["exit_code"] is None else int(r["exit_code"]), timed_out=bool(r["timed_out"]),
+                stdout_bytes=int(r["stdout_bytes"]), stderr_bytes=int(r["stderr_bytes"]),
+                duration_s=float(r["duration"]), note=str(r.get("note", "")),
+            )
+        except (KeyError, TypeError, ValueError) as e:
+            raise self._gone(f"the worker's response is malformed ({type(e).__name__}: {e})") from None
 
     def shutdown(self, timeout: float = 5.0) -> None:
         """Ask the worker to kill everything it started, then close the channel (errors ignored)."""

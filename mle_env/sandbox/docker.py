@@ -2,8 +2,12 @@
 
 The container runs ``sleep infinity`` under Docker's init; the worker is copied in and started once with
 ``docker exec``, and every action is a message on that stream (about 1-2 ms instead of ~50 ms for a new
-``docker exec`` per action). Isolation: no network unless asked, CPU/memory/pids/shm limits, uid 1000,
-all capabilities dropped, no-new-privileges. The public data is bind-mounted read-only at /home/data;
+``docker exec`` per action). Isolation: no network unless asked, CPU/memory/pids/shm limits,
+no-new-privileges, and every capability dropped but the four the worker needs: it runs as root and
+starts the agent's programs as uid 1000 (CAP_SETUID, CAP_SETGID), kills them (CAP_KILL) and reads the
+agent's folders for the disk watchdog (CAP_DAC_READ_SEARCH). The agent's programs have no capabilities and
+cannot signal, trace or read the file descriptors of the root worker, so its channel is out of their reach;
+the container's init is root's too, so ``kill -9 -1`` from inside ends only the agent's own processes. The public data is bind-mounted read-only at /home/data;
 private answers, graders and leaderboards are never mounted. The submission is copied out through the
 engine (``get_archive``), size-capped, and only as a regular file. Containers carry labels naming the
 process that owns them, so ``mle-env gc`` can remove those a killed process left behind.
@@ -12,6 +16,7 @@ process that owns them, so ``mle-env gc`` can remove those a killed process left
 from __future__ import annotations
 
 import io
+import json
 import os
 import socket
 import tarfile
@@ -19,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mle_env.errors import PrerequisiteError, SandboxUnavailable
+from mle_env.errors import PrerequisiteError, SandboxBroken, SandboxUnavailable
 from mle_env.sandbox.base import (
     PACKAGES_CODE,
     SUBMISSION,
@@ -28,6 +33,7 @@ from mle_env.sandbox.base import (
     Sandbox,
     SandboxInfo,
     SandboxLimits,
+    parse_bytes,
 )
 from mle_env.sandbox.channel import DockerStreamTransport, WorkerClient
 from mle_env.sandbox.images import DEFAULT_IMAGE, docker_client
@@ -38,6 +44,10 @@ OWNER_HOST = "mle-env.owner-host"
 WORKDIR = "/home"
 WORKER_IN_CONTAINER = "/opt/mle-env/worker.py"
 AGENT_UID = 1000
+WORKER_CAPABILITIES = ["SETUID", "SETGID", "KILL", "DAC_READ_SEARCH"]
+# what uid 1000 can write: the workspace and the world-writable folders of a Debian image (/dev/shm is a
+# tmpfs bounded by shm)
+DISK_PATHS = [WORKDIR, "/tmp", "/var/tmp", "/run/lock"]
 _PACKAGES: dict[str, dict[str, str]] = {}  # image id -> packages, read once per process
 
 
@@ -84,7 +94,7 @@ class DockerSandbox(Sandbox):
         return SandboxInfo(
             kind=self.kind, workdir=WORKDIR, image=self.image,
             cpus=self.limits.cpus or float(engine.get("NCPU", 0)) or None,
-            memory_bytes=_bytes(self.limits.memory) or engine.get("MemTotal"),
+            memory_bytes=parse_bytes(self.limits.memory) or engine.get("MemTotal"),
             gpus=_gpu_names(self.limits.gpus), extra={"container": self.container.short_id, "image_id": image.short_id},
         )
 
@@ -93,9 +103,10 @@ class DockerSandbox(Sandbox):
 
         limits = self.limits
         options: dict[str, Any] = dict(
-            command=["sleep", "infinity"], init=True, detach=True, user=f"{AGENT_UID}:{AGENT_UID}",
+            command=["sleep", "infinity"], init=True, detach=True, user="0:0",
             working_dir=WORKDIR, network_mode="bridge" if limits.network else "none",
-            cap_drop=["ALL"], security_opt=["no-new-privileges"], pids_limit=limits.pids, shm_size=limits.shm,
+            cap_drop=["ALL"], cap_add=WORKER_CAPABILITIES, security_opt=["no-new-privileges"],
+            pids_limit=limits.pids, shm_size=limits.shm,
             environment={"HOME": f"{WORKDIR}/agent", "MLE_ENV_SANDBOX": "docker", "PYTHONUNBUFFERED": "1",
                          **limits.thread_environment()},
             volumes={str(self.public_dir): {"bind": f"{WORKDIR}/data", "mode": "ro"}},
@@ -118,9 +129,11 @@ class DockerSandbox(Sandbox):
 
     def _attach_worker(self) -> WorkerClient:
         api = self.client.api
+        config = {"workdir": WORKDIR, "user": AGENT_UID, "group": AGENT_UID, "agent": {"uid": AGENT_UID},
+                  "disk_limit": self.limits.disk, "disk_paths": DISK_PATHS, "disk_exclude": [f"{WORKDIR}/data"]}
         exec_id = api.exec_create(
-            self.container.id, ["python3", WORKER_IN_CONTAINER, "serve", WORKDIR], stdin=True, stdout=True,
-            stderr=True, user=f"{AGENT_UID}:{AGENT_UID}", workdir=WORKDIR,
+            self.container.id, ["python3", WORKER_IN_CONTAINER, "serve", json.dumps(config)], stdin=True,
+            stdout=True, stderr=True, user="0:0", workdir=WORKDIR,
         )["Id"]
         stream = api.exec_start(exec_id, socket=True)
         sock = getattr(stream, "_sock", stream)
@@ -133,7 +146,30 @@ class DockerSandbox(Sandbox):
         try:
             return self.worker.exec(kind, code, timeout, self.limits.max_output)
         except SandboxUnavailable as e:
-            raise SandboxUnavailable(f"{e} ({self._container_state()})") from e
+            raise self._failure(str(e)) from e
+
+    def _failure(self, why: str) -> Exception:
+        """Whose fault a lost worker is. The agent can neither kill the root worker nor the root init, so
+        only two things inside reach them: memory (the OOM killer) and, in principle, a bug of the worker.
+        The host can show that the fault is outside when the container is gone, stopped without an OOM
+        kill, or the engine does not answer: that is an infrastructure error; else the agent's doing."""
+        import docker
+
+        try:
+            self.container.reload()
+        except docker.errors.NotFound:
+            return SandboxUnavailable(f"{why} (the container was removed from outside)")
+        except Exception as e:  # noqa: BLE001 - any failure here means the engine is unreachable
+            return SandboxUnavailable(f"{why} (the Docker engine does not answer: {type(e).__name__})")
+        state = self.container.attrs.get("State", {})
+        if state.get("OOMKilled"):
+            return SandboxBroken("the sandbox ran out of memory and the kernel killed its init and worker, so "
+                                 "every process in it is gone")
+        if state.get("Status") != "running":
+            return SandboxUnavailable(f"{why} (the container was stopped from outside: {state.get('Status')}, "
+                                      f"exit code {state.get('ExitCode')})")
+        return SandboxBroken(f"the sandbox's worker was lost while the container runs ({why}); only the agent's "
+                             "use of memory or processes reaches it")
 
     def _container_state(self) -> str:
         import docker
@@ -251,16 +287,6 @@ def _gpu_names(gpus: str | int | list[str] | None) -> list[str]:
     if isinstance(gpus, list):
         return [str(g) for g in gpus]
     return [str(gpus)]
-
-
-def _bytes(value: int | str | None) -> int | None:
-    if value is None or isinstance(value, int):
-        return value
-    units = {"k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
-    text = value.strip().lower().rstrip("b")
-    if text and text[-1] in units:
-        return int(float(text[:-1]) * units[text[-1]])
-    return int(text)
 
 
 def remove_stale_containers(everything: bool = False) -> list[str]:

@@ -1,138 +1,445 @@
-"""The local sandbox: a per-episode workspace folder and the worker as a subprocess of this Python.
+"""The local sandbox: bubblewrap namespaces on this machine, with the supervising worker outside them.
 
-Convenient where no Docker engine answers, and fast, but **not a security boundary**: actions run as
-the host user with the host's network and files (including the prepared answers in the cache). ``data``
-is a symbolic link to the prepared public folder, whose files are read-only. Every process an action
-starts is in a process group of its own that is killed on timeout and when the sandbox closes.
+``bwrap`` (Debian/Ubuntu package ``bubblewrap``; the mechanism Codex CLI and Anthropic's sandbox-runtime
+use on Linux) starts a tiny init in new user, PID, network, IPC, UTS, cgroup and mount namespaces. Inside,
+only these paths exist: /usr (and the /bin, /lib links), the Python installation this process runs
+(read-only), a few files of /etc, the worker script (read-only), ``/home`` (the episode's workspace:
+``data/`` read-only, ``submission/``, ``code/``, ``logs/``, ``agent/``), ``/tmp``, a fresh /proc and a
+minimal /dev. Never $MLE_ENV_HOME, the private answers, the host's home or the repository. The agent runs
+as uid 1000 with no capabilities and no network (loopback is its own); the environment is an allowlist.
+
+The worker that runs the actions stays on the host, outside every namespace, and starts each program inside
+them with ``nsenter``: the agent cannot see it, signal it, trace it or write into its channel. On a root
+host, bubblewrap itself is started as ``nobody`` (the paths it binds are first bind-mounted into a private
+mount namespace where nobody can reach them), so the sandbox's uid 1000 is ``nobody`` outside and owns
+nothing of the host's.
+
+Limits: where the host lets this process create cgroups (root, cgroup v1 or v2), memory, pids and CPU are
+cgroup limits; elsewhere the memory limit is an address-space rlimit, pids an ``RLIMIT_NPROC`` and CPU only
+the capped thread pools (``SandboxInfo.extra["limits"]`` says which). Disk: the worker's watchdog plus a
+per-file ``RLIMIT_FSIZE`` (see worker.py). ``gpus`` passes ``/dev/nvidia*`` through and sets
+``CUDA_VISIBLE_DEVICES``.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
+import shlex
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
-import threading
-from collections import deque
+import time
 from pathlib import Path
 
-from mle_env.errors import SandboxUnavailable
-from mle_env.sandbox.base import SUBMISSION, WORKER_PATH, ExecResult, Sandbox, SandboxInfo, SandboxLimits
-from mle_env.sandbox.channel import PipeTransport, WorkerClient
+from mle_env.errors import PrerequisiteError, SandboxBroken, SandboxUnavailable
+from mle_env.sandbox.base import (
+    SUBMISSION,
+    WORKER_PATH,
+    ExecResult,
+    Sandbox,
+    SandboxInfo,
+    SandboxLimits,
+    host_memory,
+    host_packages,
+    parse_bytes,
+)
+from mle_env.sandbox.channel import PipeTransport, StderrTail, WorkerClient
+from mle_env.sandbox.files import read_workspace_file
 
-# variables that must not reach agent code even in the local sandbox
-_SECRET_PREFIXES = ("KAGGLE_", "OPENAI_", "MLE_ENV_LLM_", "AWS_", "HF_TOKEN", "ANTHROPIC_")
+WORKDIR = "/home"
+WORKER_INSIDE = "/opt/mle-env/worker.py"
+AGENT_UID = 1000
+NOBODY = 65534
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+_ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "nsswitch.conf", "ssl",
+        "mime.types", "protocols", "services")
+_ENV_ALLOWED = ("LANG", "LC_ALL", "TZ", "TERM")
+_INSTALL_HINT = ("use sandbox='docker' (a Docker engine and `mle-env image build --offline`), or "
+                 "sandbox='unisolated' for trusted code only")
 
 
 class LocalSandbox(Sandbox):
-    """Actions run in ``<root>/mle-env-*/`` with this interpreter (see the module docstring)."""
+    """Actions run in bubblewrap namespaces over a workspace in ``<root>/mle-env-*/`` (see the module
+    docstring)."""
 
     kind = "local"
 
     def __init__(self, public_dir: Path, limits: SandboxLimits | None = None, root: Path | None = None) -> None:
-        self.public_dir = Path(public_dir)
+        self.public_dir = Path(public_dir).resolve()
         self.limits = limits or SandboxLimits()
         self.root = root
-        self.workdir: Path | None = None
-        self.process: subprocess.Popen[bytes] | None = None
+        self.base: Path | None = None
+        self.process: subprocess.Popen[bytes] | None = None  # bubblewrap, whose child is the sandbox's init
+        self.init_pid: int | None = None
+        self.worker: subprocess.Popen[bytes] | None = None
         self.client: WorkerClient | None = None
-        self._stderr: deque[str] = deque(maxlen=50)
+        self.cgroups: list[Path] = []
+        self.enforced: dict[str, str] = {}
 
+    # -- lifecycle ------------------------------------------------------------------------------------
     def _start(self) -> SandboxInfo:
-        self.workdir = Path(tempfile.mkdtemp(prefix="mle-env-", dir=self.root))
-        (self.workdir / "data").symlink_to(self.public_dir.resolve(), target_is_directory=True)
-        for name in ("submission", "code", "logs"):
-            (self.workdir / name).mkdir()
-        env = {k: v for k, v in os.environ.items() if not k.startswith(_SECRET_PREFIXES)}
-        # `python3` in actions is this interpreter, even when it lives in a venv that is not activated
-        env.update(MLE_ENV_SANDBOX="local", PYTHONUNBUFFERED="1",
-                   PATH=os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]),
-                   **self.limits.thread_environment())
-        self.process = subprocess.Popen(
-            [sys.executable, str(WORKER_PATH), "serve", str(self.workdir)],
-            cwd=self.workdir, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-        threading.Thread(target=self._collect_stderr, daemon=True).start()
-        transport = PipeTransport(self.process.stdin.fileno(), self.process.stdout.fileno(),
-                                  lambda: "".join(self._stderr))
-        self.client = WorkerClient(transport, f"local sandbox {self.workdir}")
-        self.client.call("ping", 30.0)
+        bwrap = require_bubblewrap()
+        as_root = os.geteuid() == 0
+        owner = NOBODY if as_root else os.geteuid()
+        self.base = Path(tempfile.mkdtemp(prefix="mle-env-", dir=self.root))
+        os.chmod(self.base, 0o711)  # nobody may pass through to the workspace, not list it
+        home, tmp = self.base / "home", self.base / "tmp"
+        for folder in (home, tmp, *(home / name for name in ("submission", "code", "logs", "agent", "data"))):
+            folder.mkdir()
+            if as_root:
+                os.chown(folder, owner, owner)
+        etc = self.base / "etc"
+        etc.mkdir()
+        (etc / "passwd").write_text(f"root:x:0:0:root:/root:/usr/sbin/nologin\n"
+                                    f"agent:x:{AGENT_UID}:{AGENT_UID}:agent:{WORKDIR}/agent:/bin/bash\n"
+                                    f"nobody:x:{NOBODY}:{NOBODY}:nobody:/nonexistent:/usr/sbin/nologin\n")
+        (etc / "group").write_text(f"root:x:0:\nagent:x:{AGENT_UID}:\nnogroup:x:{NOBODY}:\n")
+        (etc / "hostname").write_text("mle-env\n")
+        for f in etc.iterdir():
+            f.chmod(0o644)
+        self.cgroups, cgroup_files = self._make_cgroups()
+        binds = self._binds(home, tmp, etc)
+        info_r, info_w = os.pipe()
+        self.process = subprocess.Popen(self._launcher(bwrap, binds, info_w, as_root), pass_fds=(info_w,),
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                        start_new_session=True, env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+        os.close(info_w)
+        self.init_pid = _read_child_pid(info_r)
+        if self.init_pid is None:
+            self.process.wait(10)
+            stderr = self.process.stderr.read().decode("utf-8", "replace").strip() if self.process.stderr else ""
+            raise SandboxUnavailable(f"bubblewrap did not start the sandbox: {stderr[-800:] or 'no output'}; "
+                                     + _INSTALL_HINT)
+        self._start_worker(home, tmp, cgroup_files)
         return SandboxInfo(
-            kind=self.kind, workdir=str(self.workdir), cpus=float(os.cpu_count() or 1),
-            memory_bytes=_host_memory(), python=sys.version.split()[0],
+            kind=self.kind, workdir=WORKDIR, cpus=self.limits.cpus or float(os.cpu_count() or 1),
+            memory_bytes=parse_bytes(self.limits.memory) or host_memory(), gpus=_gpu_ids(self.limits.gpus),
+            python=sys.version.split()[0],
+            extra={"isolation": "bubblewrap", "limits": dict(self.enforced), "base": str(self.base)},
         )
 
-    def _collect_stderr(self) -> None:
-        assert self.process is not None and self.process.stderr is not None
-        for line in self.process.stderr:
-            self._stderr.append(line.decode("utf-8", "replace"))
+    def _binds(self, home: Path, tmp: Path, etc: Path) -> list[tuple[str, str, str]]:
+        """(kind, source, destination) for every path the sandbox sees, in mount order."""
+        binds: list[tuple[str, str, str]] = [("ro", "/usr", "/usr")]
+        for name in ("bin", "lib", "lib64", "lib32", "sbin"):
+            path = Path("/") / name
+            if path.is_symlink():
+                binds.append(("symlink", os.readlink(path), str(path)))
+            elif path.is_dir():
+                binds.append(("ro", str(path), str(path)))
+        for prefix in sorted({os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, sys.exec_prefix)}):
+            if not prefix.startswith("/usr/"):
+                binds.append(("ro", prefix, prefix))
+        for name in _ETC:
+            if (Path("/etc") / name).exists():
+                binds.append(("ro", f"/etc/{name}", f"/etc/{name}"))
+        for name in ("passwd", "group", "hostname"):
+            binds.append(("ro", str(etc / name), f"/etc/{name}"))
+        binds += [("ro", str(WORKER_PATH), WORKER_INSIDE), ("rw", str(tmp), "/tmp"), ("rw", str(home), WORKDIR),
+                  ("ro", str(self.public_dir), f"{WORKDIR}/data")]
+        for device in _gpu_devices(self.limits.gpus):
+            binds.append(("dev", device, device))
+        return binds
 
+    def _bwrap_args(self, bwrap: str, binds: list[tuple[str, str, str]], info_fd: int) -> list[str]:
+        args = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
+                "--as-pid-1", "--uid", str(AGENT_UID), "--gid", str(AGENT_UID), "--hostname", "mle-env", "--info-fd", str(info_fd),
+                "--proc", "/proc", "--dev", "/dev", "--size", str(parse_bytes(self.limits.shm) or 2**30), "--tmpfs",
+                "/dev/shm"]
+        for kind, source, dest in binds:
+            flag = {"ro": "--ro-bind", "rw": "--bind", "dev": "--dev-bind", "symlink": "--symlink"}[kind]
+            args += [flag, source, dest]
+        # the root is bubblewrap's own tmpfs: read-only, so that only /home, /tmp and /dev/shm take writes
+        return args + ["--remount-ro", "/", "--chdir", WORKDIR, "--clearenv", "--", sys.executable, WORKER_INSIDE,
+                       "init"]
+
+    def _launcher(self, bwrap: str, binds: list[tuple[str, str, str]], info_fd: int, as_root: bool) -> list[str]:
+        """The command that starts bubblewrap (in the sandbox's cgroups). As root: in a private mount namespace
+        where each bound path is first bind-mounted under the sandbox's folder (so that nobody, whose uid
+        bubblewrap then takes, can reach it even below /root)."""
+        steps = [f"echo $$ > {shlex.quote(str(c / 'cgroup.procs'))}" for c in self.cgroups]
+        if not as_root:
+            args = self._bwrap_args(bwrap, binds, info_fd)
+            return ["sh", "-ec", "\n".join([*steps, 'exec "$@"']), "sh", *args]
+        assert self.base is not None
+        stage = self.base / "stage"
+        stage.mkdir(mode=0o711)
+        steps.append("mount --make-rprivate /")
+        staged = []
+        for i, (kind, source, dest) in enumerate(binds):
+            if kind != "symlink":
+                target = stage / str(i)
+                if os.path.isdir(source):
+                    target.mkdir(mode=0o755)
+                else:
+                    target.touch(mode=0o644)
+                steps.append(f"mount --bind {shlex.quote(source)} {shlex.quote(str(target))}")
+                source = str(target)
+            staged.append((kind, source, dest))
+        args = self._bwrap_args(bwrap, staged, info_fd)
+        steps.append(f"exec setpriv --reuid={NOBODY} --regid={NOBODY} --clear-groups " + shlex.join(args))
+        return ["unshare", "--mount", "--propagation", "private", "sh", "-ec", "\n".join(steps)]
+
+    def _start_worker(self, home: Path, tmp: Path, cgroup_files: dict[str, str]) -> None:
+        assert self.init_pid is not None
+        env = {"PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin", "HOME": f"{WORKDIR}/agent",
+               "USER": "agent", "LOGNAME": "agent", "SHELL": "/bin/bash", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
+               "MLE_ENV_SANDBOX": "local", "PYTHONUNBUFFERED": "1", **self.limits.thread_environment()}
+        env.update({k: os.environ[k] for k in _ENV_ALLOWED if k in os.environ})
+        if self.limits.gpus is not None:
+            env["CUDA_VISIBLE_DEVICES"] = _cuda_visible(self.limits.gpus)
+        prefix = ["nsenter", "-t", str(self.init_pid), "-U", "-p", "-n", "-i", "-u", "-m", "-C", "-S",
+                  str(AGENT_UID), "-G", str(AGENT_UID), "-W", WORKDIR, "--"]
+        config = {
+            "workdir": WORKDIR, "cwd": str(home), "prefix": prefix, "env": env, "python": sys.executable,
+            "script": WORKER_INSIDE, "agent": {"pidns": os.readlink(f"/proc/{self.init_pid}/ns/pid"),
+                                               "keep": [self.init_pid]},
+            "disk_limit": self.limits.disk, "disk_paths": [str(home), str(tmp)], "disk_exclude": [str(home / "data")],
+            "rlimits": self._rlimits(), "no_new_privs": True, **cgroup_files,
+        }
+        self.worker = subprocess.Popen(
+            [sys.executable, str(WORKER_PATH), "serve", json.dumps(config)], cwd=self.base,
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        )
+        assert self.worker.stdin is not None and self.worker.stdout is not None and self.worker.stderr is not None
+        transport = PipeTransport(self.worker.stdin.fileno(), self.worker.stdout.fileno(),
+                                  StderrTail(self.worker.stderr))
+        self.client = WorkerClient(transport, f"local sandbox {self.base}")
+        self.client.call("ping", 30.0)
+
+    def _rlimits(self) -> dict[str, int]:
+        """Limits the worker applies to itself (and so to every program) where cgroups are not available."""
+        out = {}
+        if "memory" not in self.enforced and self.limits.memory is not None:
+            out["RLIMIT_AS"] = parse_bytes(self.limits.memory)
+            self.enforced["memory"] = "rlimit (address space)"
+        if "pids" not in self.enforced:
+            out["RLIMIT_NPROC"] = self.limits.pids
+            self.enforced["pids"] = "rlimit (RLIMIT_NPROC)"
+        self.enforced.setdefault("cpu", "thread pools only" if self.limits.cpus else "none")
+        self.enforced["disk"] = "watchdog + RLIMIT_FSIZE" if self.limits.disk else "none"
+        return out
+
+    def _make_cgroups(self) -> tuple[list[Path], dict[str, object]]:
+        """cgroups holding the sandbox's processes, with its limits, where this process may create them."""
+        assert self.base is not None
+        name = f"mle-env/{self.base.name}"
+        limits = self.limits
+        memory = parse_bytes(limits.memory)
+        made: list[Path] = []
+        files: dict[str, object] = {}
+        try:
+            if (CGROUP_ROOT / "cgroup.controllers").exists():  # cgroup v2
+                group = CGROUP_ROOT / name
+                group.mkdir(parents=True)
+                made.append(group)
+                (CGROUP_ROOT / "mle-env" / "cgroup.subtree_control").write_text("+memory +pids +cpu")
+                if memory:
+                    (group / "memory.max").write_text(str(memory))
+                    (group / "memory.swap.max").write_text("0")
+                (group / "pids.max").write_text(str(limits.pids))
+                if limits.cpus:
+                    (group / "cpu.max").write_text(f"{int(limits.cpus * 100_000)} 100000")
+                files = {"pids_max_file": str(group / "pids.max"), "pids_current_file": str(group / "pids.current")}
+            elif (CGROUP_ROOT / "memory" / "memory.limit_in_bytes").exists():  # cgroup v1
+                for controller in ("memory", "pids", "cpu"):
+                    group = CGROUP_ROOT / controller / name
+                    group.mkdir(parents=True)
+                    made.append(group)
+                if memory:
+                    (CGROUP_ROOT / "memory" / name / "memory.limit_in_bytes").write_text(str(memory))
+                    swap = CGROUP_ROOT / "memory" / name / "memory.memsw.limit_in_bytes"
+                    if swap.exists():
+                        swap.write_text(str(memory))
+                (CGROUP_ROOT / "pids" / name / "pids.max").write_text(str(limits.pids))
+                if limits.cpus:
+                    (CGROUP_ROOT / "cpu" / name / "cpu.cfs_period_us").write_text("100000")
+                    (CGROUP_ROOT / "cpu" / name / "cpu.cfs_quota_us").write_text(str(int(limits.cpus * 100_000)))
+                files = {"pids_max_file": str(CGROUP_ROOT / "pids" / name / "pids.max"),
+                         "pids_current_file": str(CGROUP_ROOT / "pids" / name / "pids.current")}
+            else:
+                return [], {}
+        except OSError:
+            for group in reversed(made):
+                _remove_cgroup(group)
+            return [], {}
+        self.enforced.update(memory="cgroup" if memory else "none", pids="cgroup",
+                             cpu="cgroup" if limits.cpus else "none")
+        files["cgroup_procs"] = [str(g / "cgroup.procs") for g in made]
+        return made, files
+
+    # -- actions --------------------------------------------------------------------------------------
     def exec(self, kind: str, code: str, timeout: float) -> ExecResult:
         if self.client is None:
             raise SandboxUnavailable("the local sandbox is not started")
-        return self.client.exec(kind, code, timeout, self.limits.max_output)
+        if not self._init_alive():
+            raise self._init_gone()
+        try:
+            result = self.client.exec(kind, code, timeout, self.limits.max_output)
+        except SandboxUnavailable as e:
+            raise SandboxUnavailable(f"{e} (the worker runs on the host, out of the agent's reach)") from e
+        if not self._init_alive():
+            raise self._init_gone()
+        return result
+
+    def _init_alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def _init_gone(self) -> Exception:
+        """The sandbox's init died: the agent cannot signal it, so only memory (the kernel's OOM killer
+        within the sandbox's cgroup) or the host can have killed it."""
+        if self._oom_kills() > 0:
+            return SandboxBroken("the sandbox ran out of memory and the kernel killed its init process, so every "
+                                 "process in it is gone")
+        code = self.process.returncode if self.process is not None else None
+        return SandboxUnavailable(f"the local sandbox's bubblewrap process ended from outside (exit {code})")
+
+    def _oom_kills(self) -> int:
+        for group in self.cgroups:
+            for name in ("memory.events", "memory.oom_control"):
+                path = group / name
+                if path.exists():
+                    for line in path.read_text().splitlines():
+                        key, _, value = line.partition(" ")
+                        if key == "oom_kill" and value.strip().isdigit():
+                            return int(value)
+        return 0
 
     def copy_out(self, path: str = SUBMISSION, max_bytes: int = 2**30) -> bytes | str | None:
-        if self.workdir is None:
+        if self.base is None:
             return None
-        name = Path(path).name
-        target = self.workdir / path
-        real = Path(os.path.realpath(target))
-        inside = [Path(os.path.realpath(self.workdir)), Path(os.path.realpath(self.public_dir))]
-        if not any(real == root or real.is_relative_to(root) for root in inside):
-            return f"{name} leads out of the working directory through a symbolic link"
-        try:  # O_NONBLOCK: opening a named pipe must not wait for a writer
-            fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError):
-            return f"{name} is a symbolic link or unreadable; write a regular file"
-        with os.fdopen(fd, "rb") as f:
-            st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode):
-                return f"{name} is not a regular file"
-            if st.st_size > max_bytes:
-                return f"{name} is {st.st_size} bytes, over the {max_bytes}-byte limit"
-            return f.read(max_bytes + 1)
+        parts = Path(path).parts
+        if parts and parts[0] == "data":
+            return read_workspace_file(self.public_dir, str(Path(*parts[1:])) if len(parts) > 1 else ".", max_bytes)
+        return read_workspace_file(self.base / "home", path, max_bytes)
 
     def python_packages(self) -> dict[str, str]:
-        return dict(_host_packages())
+        return host_packages()
 
     def close(self) -> None:
         if self.client is not None:
             self.client.shutdown()
             self.client = None
-        if self.process is not None:
+        for proc in (self.worker, self.process):
+            if proc is None:
+                continue
             try:
-                os.killpg(self.process.pid, signal.SIGKILL)
+                os.killpg(proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
-            self.process.wait()
-            for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            proc.wait()
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
                 if stream is not None:
                     stream.close()
-            self.process = None
-        if self.workdir is not None:
-            shutil.rmtree(self.workdir, ignore_errors=True)
-            self.workdir = None
+        self.worker = self.process = None
+        for group in reversed(self.cgroups):
+            _remove_cgroup(group)
+        self.cgroups = []
+        if self.base is not None:
+            shutil.rmtree(self.base, ignore_errors=True)
+            self.base = None
+
+
+def _read_child_pid(fd: int) -> int | None:
+    """The pid of the sandbox's init, from bubblewrap's --info-fd (None when bubblewrap failed first)."""
+    data = b""
+    with os.fdopen(fd, "rb", buffering=0) as info:
+        while b"}" not in data:
+            chunk = info.read(4096)
+            if not chunk:
+                break
+            data += chunk
+    try:
+        return int(json.loads(data)["child-pid"])
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _remove_cgroup(group: Path) -> None:
+    """Kill what is left in a cgroup and remove it (a cgroup with processes cannot be removed)."""
+    for _ in range(50):
+        try:
+            pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
+        except (OSError, ValueError):
+            pids = []
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        try:
+            group.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.02)
 
 
 @functools.cache
-def _host_packages() -> dict[str, str]:
-    """This interpreter's distributions (the local sandbox runs it), read once per process."""
-    import importlib.metadata as metadata
+def require_bubblewrap() -> str:
+    """The path of a working ``bwrap`` (checked once per process by starting an empty sandbox).
 
-    return {d.metadata["Name"]: d.version for d in metadata.distributions() if d.metadata["Name"]}
-
-
-def _host_memory() -> int | None:
+    Raises:
+        PrerequisiteError: not Linux, bubblewrap missing, or user namespaces not allowed here.
+    """
+    if not sys.platform.startswith("linux"):
+        raise PrerequisiteError(f"the isolated local sandbox needs Linux (bubblewrap); on {sys.platform} "
+                                + _INSTALL_HINT)
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise PrerequisiteError("the isolated local sandbox needs bubblewrap: `apt-get install bubblewrap` "
+                                "(or your distribution's package), or " + _INSTALL_HINT)
+    for tool in ("nsenter", "setpriv", "unshare"):
+        if shutil.which(tool) is None:
+            raise PrerequisiteError(f"the isolated local sandbox needs `{tool}` (util-linux); install it, or "
+                                    + _INSTALL_HINT)
+    probe = [bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "lib", "lib64"):
+        path = Path("/") / name
+        if path.is_symlink():
+            probe += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            probe += ["--ro-bind", str(path), str(path)]
+    probe += ["--", "/usr/bin/true"]
+    if os.geteuid() == 0:
+        probe = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *probe]
     try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError):
-        return None
+        result = subprocess.run(probe, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise PrerequisiteError(f"bubblewrap could not run ({e}); " + _INSTALL_HINT) from None
+    if result.returncode != 0:
+        raise PrerequisiteError(
+            f"bubblewrap cannot create namespaces here ({result.stderr.strip()[-300:]}); allow unprivileged user "
+            "namespaces (sysctl kernel.unprivileged_userns_clone=1 or user.max_user_namespaces > 0), or "
+            + _INSTALL_HINT)
+    return bwrap
 
+
+def _gpu_devices(gpus: str | int | list[str] | None) -> list[str]:
+    if gpus is None:
+        return []
+    devices = sorted(str(p) for p in Path("/dev").glob("nvidia*") if not p.is_dir())
+    if not devices:
+        raise PrerequisiteError(f"gpus={gpus!r} was asked for but this machine has no /dev/nvidia* devices; "
+                                "run without gpus, or on a machine with an NVIDIA driver")
+    return devices
+
+
+def _cuda_visible(gpus: str | int | list[str]) -> str:
+    if gpus == "all":
+        return "all"
+    if isinstance(gpus, int):
+        return ",".join(str(i) for i in range(gpus))
+    return ",".join(str(g) for g in gpus)
+
+
+def _gpu_ids(gpus: str | int | list[str] | None) -> list[str]:
+    if gpus is None:
+        return []
+    return _cuda_visible(gpus).split(",")

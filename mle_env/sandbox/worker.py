@@ -1,8 +1,28 @@
-"""The process that runs inside every sandbox and executes actions (standard library only, Python >= 3.8).
+"""The supervisor that runs every sandbox's actions (standard library only, Python >= 3.8).
 
 The host keeps one persistent channel to it (a pipe for the local sandbox, an attached ``docker exec``
 stream for docker), so an action costs a message round trip instead of a new process. Protocol: one
 JSON object per line in each direction.
+
+The worker is out of the agent's reach: in docker it runs as root with a few capabilities and starts the
+agent's programs as uid 1000 (which can neither signal, trace nor read the file descriptors of a root
+process); in the local sandbox it runs on the host, outside the bubblewrap namespaces, and starts every
+program inside them through ``nsenter`` (the agent cannot even see it). So nothing the agent does can
+write into this channel or stop the worker; the agent's output is only ever data.
+
+``serve CONFIG`` takes one JSON object (all keys optional):
+  workdir      the agent's working directory (default: the current one)
+  prefix       argv prepended to every program started (local: the nsenter command)
+  cwd          the host-side working directory of that prefix (default: workdir)
+  user, group  uid/gid the programs run as (docker; needs CAP_SETUID/CAP_SETGID)
+  env          the programs' exact environment (default: the worker's own)
+  python, script  interpreter and path of this file as seen by the programs (for the python cells)
+  cgroup_procs cgroup.procs files every program is placed in before it starts (memory/pids/cpu limits)
+  pids_max_file, pids_current_file  the pids cgroup's limit and count, to see a full process table
+  agent        how to find every agent process: {"uid": n} or {"pidns": "pid:[...]", "keep": [pids]}
+  disk_limit, disk_paths, disk_exclude   the disk watchdog (bytes; folders summed; folders skipped)
+  rlimits      {"RLIMIT_AS": n, ...} set on the worker and so inherited by every program
+  no_new_privs set PR_SET_NO_NEW_PRIVS on the worker, inherited likewise (docker sets it for the container)
 
 Requests:  {"id": n, "op": "shell"|"python", "code": str, "timeout": seconds, "max_output": bytes}
            {"id": n, "op": "ping"}  |  {"id": n, "op": "shutdown"}
@@ -20,11 +40,15 @@ Responses: {"id": n, "stdout": str, "stderr": str, "exit_code": int|null, "timed
   marked, so 10 MB of output never sits in memory whole.
 - Children get ``oom_score_adj = 1000`` so that, under a memory limit, the kernel kills the agent's
   program rather than this worker.
+- Disk: no file may grow past ``disk_limit`` (RLIMIT_FSIZE, set on the worker and inherited), and while
+  an action runs the watchdog sums ``disk_paths`` about once a second: when the total is over the limit
+  and still growing, the action and every background process are stopped, and the note says so.
 """
 
 import ast
 import json
 import os
+import resource
 import selectors
 import signal
 import subprocess
@@ -45,18 +69,172 @@ def _set_oom_score_adj(value: str) -> None:
         pass
 
 
-def _spawn(args: list, **kwargs) -> subprocess.Popen:
-    """Start ``args`` in a new session (its own process group) with oom_score_adj 1000.
+class Config:
+    """The worker's settings (see the module docstring for each key)."""
 
-    The score is inherited: the worker raises its own for the spawn and lowers it back (allowed without
-    privileges down to the value it started with). A preexec_fn would do the same but makes every spawn
-    about 1 ms slower.
-    """
-    _set_oom_score_adj("1000")
+    def __init__(self, raw: dict) -> None:
+        self.workdir = raw.get("workdir") or os.getcwd()
+        self.prefix = list(raw.get("prefix") or [])
+        self.cwd = raw.get("cwd") or self.workdir
+        self.user = raw.get("user")
+        self.group = raw.get("group")
+        self.env = raw.get("env")
+        self.python = raw.get("python") or sys.executable
+        self.script = raw.get("script") or os.path.abspath(__file__)
+        self.cgroup_procs = list(raw.get("cgroup_procs") or [])
+        self.pids_max_file = raw.get("pids_max_file")
+        self.pids_current_file = raw.get("pids_current_file")
+        self.agent = raw.get("agent") or {}
+        self.disk_limit = raw.get("disk_limit")
+        self.disk_paths = list(raw.get("disk_paths") or [])
+        self.disk_exclude = set(raw.get("disk_exclude") or [])
+        self.rlimits = dict(raw.get("rlimits") or {})
+        self.no_new_privs = bool(raw.get("no_new_privs"))
+
+
+def _join_cgroups(fds: list):
+    """A preexec_fn that moves the new process into the sandbox's cgroups before it runs anything."""
+
+    def join() -> None:
+        pid = str(os.getpid()).encode()
+        for fd in fds:
+            os.write(fd, pid)
+
+    return join
+
+
+def _read_int(path) -> int:
     try:
-        return subprocess.Popen(args, start_new_session=True, close_fds=True, **kwargs)
-    finally:
-        _set_oom_score_adj("0")
+        with open(path) as f:
+            text = f.read().strip()
+        return int(text) if text != "max" else 1 << 62
+    except (OSError, ValueError):
+        return -1
+
+
+def agent_processes(agent: dict, exclude: set) -> list:
+    """Pids of every process of the agent (by real uid, or by pid namespace), without ``exclude``."""
+    me = os.getpid()
+    found = []
+    uid, pidns, keep = agent.get("uid"), agent.get("pidns"), set(agent.get("keep") or [])
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in entries:
+        if not name.isdigit():
+            continue
+        pid = int(name)
+        if pid == me or pid in exclude or pid in keep:
+            continue
+        try:
+            if uid is not None:
+                with open(f"/proc/{pid}/status") as f:
+                    for line in f:
+                        if line.startswith("Uid:"):
+                            if int(line.split()[1]) == uid:
+                                found.append(pid)
+                            break
+            elif pidns is not None and os.readlink(f"/proc/{pid}/ns/pid") == pidns:
+                found.append(pid)
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def kill_agent_processes(agent: dict, exclude: set = frozenset()) -> int:
+    """Stop, then kill, every agent process but ``exclude``, in rounds until none is left (a fork bomb
+    forks while it is being killed); returns how many were killed."""
+    if not agent:
+        return 0
+    killed = 0
+    for _ in range(50):
+        pids = agent_processes(agent, exclude)
+        if not pids:
+            break
+        for sig in (signal.SIGSTOP, signal.SIGKILL):
+            for pid in pids:
+                try:
+                    os.kill(pid, sig)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        killed += len(pids)
+    return killed
+
+
+class DiskWatch:
+    """Sums the bytes allocated under some folders while an action runs: about once a second, ten times a
+    second once half the limit is used.
+
+    A file counts its apparent size or its allocated blocks, whichever is larger; hard links count once; a
+    walk that gets slow is done less often (never more than a tenth of the time)."""
+
+    def __init__(self, config: Config) -> None:
+        self.limit = config.disk_limit
+        self.paths = config.disk_paths
+        self.exclude = config.disk_exclude
+        self.last = 0
+        self.next_check = 0.0
+        self.cost = 0.0  # seconds the last walk took
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.limit) and bool(self.paths)
+
+    @property
+    def cheap(self) -> bool:
+        """Whether a look costs next to nothing (then every action ends with one)."""
+        return self.cost < 0.005
+
+    def usage(self) -> int:
+        total, seen, stack = 0, set(), list(self.paths)
+        while stack:
+            folder = stack.pop()
+            try:
+                entries = os.scandir(folder)
+            except OSError:
+                continue
+            with entries:
+                for entry in entries:
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    if st.st_nlink > 1 and not entry.is_dir(follow_symlinks=False):
+                        if (st.st_dev, st.st_ino) in seen:
+                            continue
+                        seen.add((st.st_dev, st.st_ino))
+                    # blocks can lag behind the size while writes sit in the page cache; a sparse file
+                    # counts at its apparent size (what `du --apparent-size` shows)
+                    total += max(st.st_blocks * 512, st.st_size)
+                    if entry.is_dir(follow_symlinks=False) and entry.path not in self.exclude:
+                        stack.append(entry.path)
+        return total
+
+    def over(self, force: bool = False) -> "int | None":
+        """The usage when it is over the limit and grew since the last look (None otherwise, or when it is
+        not time to look yet; ``force`` looks now)."""
+        now = time.monotonic()
+        if not self.enabled or (not force and now < self.next_check):
+            return None
+        used = self.usage()
+        took = self.cost = time.monotonic() - now
+        near = used > self.limit // 2  # look ten times as often once half the limit is used
+        self.next_check = time.monotonic() + max(0.1 if near else 1.0, 10 * took)
+        grew = used > self.last
+        self.last = used
+        return used if used > self.limit and grew else None
+
+    def note(self, used: int) -> str:
+        return (f"the sandbox's disk limit of {_size(self.limit)} was exceeded ({_size(used)} written), so the "
+                "writing action and every background process were stopped; delete files to free space")
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} bytes"
 
 
 class Capture:
@@ -104,14 +282,18 @@ class Streams:
             self.sel.register(fd, selectors.EVENT_READ)
             self.open.add(fd)
         self.control = None
-        self.control_buffer = b""
+        self.accept = None
+        self.control_buffer = bytearray()
         self.control_line = None
         self.control_closed = False
 
-    def watch(self, fd: int) -> None:
+    def watch(self, fd: int, accept=None) -> None:
+        """Also read the status line from ``fd``: the first line ``accept(line)`` is true for (any line
+        without ``accept``); other lines are dropped."""
         os.set_blocking(fd, False)
         self.sel.register(fd, selectors.EVENT_READ)
         self.control = fd
+        self.accept = accept
 
     def read(self, until: float) -> None:
         """Read until ``until`` (monotonic), all output pipes close, or the control line arrives."""
@@ -142,10 +324,14 @@ class Streams:
                 self.control = None
                 return False
             self.control_buffer += data
-            if b"\n" in self.control_buffer:
-                self.control_line = self.control_buffer.split(b"\n", 1)[0]
-                self._forget(fd)
-                self.control = None
+            while b"\n" in self.control_buffer:
+                line, self.control_buffer = self.control_buffer.split(b"\n", 1)
+                if self.accept is None or self.accept(line):
+                    self.control_line = line
+                    self._forget(fd)
+                    self.control = None
+                    break
+            del self.control_buffer[: max(0, len(self.control_buffer) - 4096)]
             return True
         if not data:
             self._forget(fd)
@@ -196,40 +382,96 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 
 class Worker:
-    def __init__(self, workdir: str) -> None:
-        self.workdir = workdir
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.workdir = config.workdir
         self.repl = None
-        self.repl_note = ""
         self.groups = set()
+        self.disk = DiskWatch(config)
+        self.cgroup_fds = [os.open(f, os.O_WRONLY) for f in config.cgroup_procs]
+        limits = dict(config.rlimits)
+        if self.disk.enabled:  # no single file may outgrow the limit, whatever the watchdog sees
+            limits["RLIMIT_FSIZE"] = config.disk_limit
+        for name, value in limits.items():  # inherited by every program started
+            resource.setrlimit(getattr(resource, name), (int(value), int(value)))
+        if config.no_new_privs:
+            import ctypes
+
+            PR_SET_NO_NEW_PRIVS = 38
+            if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+                raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+
+    def _spawn(self, args: list, **kwargs) -> subprocess.Popen:
+        """Start ``args`` (behind the configured prefix, as the configured user, in the sandbox's cgroups) in
+        a new session (its own process group) with oom_score_adj 1000.
+
+        The score is inherited: the worker raises its own for the spawn and lowers it back (allowed without
+        privileges down to the value it started with), which is about 1 ms faster than a preexec_fn.
+        """
+        config = self.config
+        if config.user is not None:
+            kwargs.update(user=config.user, group=config.group, extra_groups=[])
+        if config.env is not None:
+            kwargs["env"] = config.env
+        if self.cgroup_fds:
+            kwargs["preexec_fn"] = _join_cgroups(self.cgroup_fds)
+        _set_oom_score_adj("1000")
+        try:
+            return subprocess.Popen(config.prefix + args, start_new_session=True, close_fds=True, **kwargs)
+        finally:
+            _set_oom_score_adj("0")
+
+    def _process_table_full(self) -> bool:
+        limit, current = self.config.pids_max_file, self.config.pids_current_file
+        return bool(limit and current) and _read_int(current) >= _read_int(limit) - 2
 
     # -- shell ----------------------------------------------------------------------------------------
     def _spawn_action(self, args: list, **kwargs) -> tuple:
-        """Spawn an action's process; when the process limit is hit, kill the background processes of
-        earlier actions and try once more. Returns (process or None, note)."""
+        """Spawn an action's process; when the process table is full, kill the processes earlier actions
+        left behind and try once more. Returns (process or None, note)."""
+        if not self._process_table_full():
+            try:
+                return self._spawn(args, **kwargs), ""
+            except BlockingIOError:
+                pass
+        killed = self._kill_background()
+        note = (f"the sandbox's process limit was reached, so {killed} process(es) that earlier actions left "
+                "running were killed; ")
         try:
-            return _spawn(args, **kwargs), ""
-        except BlockingIOError:
-            killed = self._kill_background()
-        note = (f"the sandbox's process limit was reached, so {killed} background process group(s) of earlier "
-                "actions were killed; ")
-        try:
-            return _spawn(args, **kwargs), note
+            return self._spawn(args, **kwargs), note
         except OSError as e:
             return None, note + f"the command still could not start ({e})"
 
     def _kill_background(self) -> int:
+        """Kill every agent process but the python interpreter (or, without a way to find them all, every
+        process group of earlier actions); returns how many."""
         repl_pid = self.repl[0].pid if self.repl is not None else None
-        killed = 0
-        for pgid in list(self.groups):
-            if pgid == repl_pid:
-                continue
-            try:
-                os.killpg(pgid, signal.SIGKILL)
-                killed += 1
-            except (ProcessLookupError, PermissionError):
-                pass
-            self.groups.discard(pgid)
+        keep = {repl_pid} | set(self._repl_family()) if repl_pid else set()
+        if self.config.agent:
+            killed = kill_agent_processes(self.config.agent, keep)
+        else:
+            killed = 0
+            for pgid in list(self.groups):
+                if pgid == repl_pid:
+                    continue
+                try:
+                    os.killpg(pgid, signal.SIGKILL)
+                    killed += 1
+                except (ProcessLookupError, PermissionError):
+                    pass
+        self.groups = {g for g in self.groups if g == repl_pid}
         return killed
+
+    def _repl_family(self) -> list:
+        """The interpreter and, behind a prefix like nsenter, the process it forked inside the sandbox."""
+        if self.repl is None:
+            return []
+        pid = self.repl[0].pid
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children") as f:
+                return [pid] + [int(c) for c in f.read().split()]
+        except (OSError, ValueError):
+            return [pid]
 
     def _forget_finished_groups(self) -> None:
         for pgid in list(self.groups):
@@ -240,11 +482,20 @@ class Worker:
             except PermissionError:
                 pass
 
+    def _disk_stop(self, force: bool = False) -> str:
+        """When the disk watchdog finds the limit exceeded: kill every background process and return the
+        note (the caller stops the running action); else ""."""
+        used = self.disk.over(force)
+        if used is None:
+            return ""
+        self._kill_background()
+        return self.disk.note(used)
+
     def shell(self, code: str, timeout: float, max_output: int) -> dict:
         self._forget_finished_groups()
         shell = "/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh"
         out, err = Capture(max_output), Capture(max_output)
-        proc, spawn_note = self._spawn_action([shell, "-c", code], cwd=self.workdir, stdin=subprocess.DEVNULL,
+        proc, spawn_note = self._spawn_action([shell, "-c", code], cwd=self.config.cwd, stdin=subprocess.DEVNULL,
                                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         if proc is None:
             return self._result(out, err, 126, False, spawn_note)
@@ -252,10 +503,15 @@ class Worker:
         streams = Streams({proc.stdout.fileno(): out, proc.stderr.fileno(): err})
         deadline = time.monotonic() + timeout
         timed_out = False
+        disk_note = ""
         # until the pipes close, or the program ends while a background child still holds them
         while streams.open and proc.poll() is None and time.monotonic() < deadline:
             streams.read(min(deadline, time.monotonic() + 0.05))
-        if proc.poll() is None:
+            disk_note = self._disk_stop()
+            if disk_note:
+                _kill_group(proc)
+                break
+        if proc.poll() is None and not disk_note:
             try:
                 proc.wait(max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
@@ -265,8 +521,16 @@ class Worker:
         streams.close()
         for pipe in (proc.stdout, proc.stderr):
             _discard_in_background(pipe)
-        note = f"timed out after {timeout:g}s; the command and its process group were killed" if timed_out else ""
-        return self._result(out, err, None if timed_out else proc.returncode, timed_out, spawn_note + note)
+        disk_note = disk_note or self._disk_stop(force=self.disk.cheap)
+        if timed_out:
+            note = f"timed out after {timeout:g}s; the command and its process group were killed"
+        elif proc.returncode == -signal.SIGXFSZ or proc.returncode == 128 + signal.SIGXFSZ:
+            note = (f"a file reached the sandbox's disk limit of {_size(self.disk.limit or 0)}, so the program writing "
+                    "it was stopped")
+        else:
+            note = ""
+        note = "; ".join(n for n in (spawn_note.rstrip("; "), note, disk_note) if n)
+        return self._result(out, err, None if timed_out else proc.returncode, timed_out, note)
 
     # -- python ---------------------------------------------------------------------------------------
     def _start_repl(self) -> str:
@@ -274,8 +538,8 @@ class Worker:
         cmd_r, cmd_w = os.pipe()
         res_r, res_w = os.pipe()
         proc, note = self._spawn_action(
-            [sys.executable, "-u", os.path.abspath(__file__), "repl", str(cmd_r), str(res_w)],
-            cwd=self.workdir, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            [self.config.python, "-u", self.config.script, "repl", str(cmd_r), str(res_w)],
+            cwd=self.config.cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             pass_fds=(cmd_r, res_w),
         )
         os.close(cmd_r)
@@ -285,6 +549,7 @@ class Worker:
             os.close(res_r)
             return note
         self.groups.add(proc.pid)
+        os.set_blocking(res_r, False)
         self.repl = (proc, cmd_w, res_r)
         return note
 
@@ -300,6 +565,7 @@ class Worker:
                 pass
         proc.stdout.close()
         proc.stderr.close()
+        self.groups.discard(proc.pid)
         self.repl = None
 
     def python(self, code: str, timeout: float, max_output: int) -> dict:
@@ -312,20 +578,36 @@ class Worker:
                 return self._result(out, err, 126, False, start_note)
         proc, cmd_w, res_r = self.repl
         streams = Streams({proc.stdout.fileno(): out, proc.stderr.fileno(): err})
-        streams.watch(res_r)
+        # a cell can write into its own interpreter's status pipe: only the line that carries this cell's
+        # nonce ends it, and whatever an earlier cell left in the pipe is dropped first
+        nonce = os.urandom(16).hex()
+        _drain_fd(res_r)
+        streams.watch(res_r, lambda line: _status_nonce(line) == nonce)
         try:
-            _write_all(cmd_w, json.dumps({"code": code}).encode() + b"\n")
+            _write_all(cmd_w, json.dumps({"code": code, "nonce": nonce}).encode() + b"\n")
         except BrokenPipeError:
             pass
-        streams.read(time.monotonic() + timeout)
+        deadline = time.monotonic() + timeout
+        disk_note = ""
+        while streams.control_line is None and not streams.control_closed and time.monotonic() < deadline:
+            streams.read(min(deadline, time.monotonic() + 0.25))
+            disk_note = self._disk_stop()
+            if disk_note:
+                break
         # the interpreter flushes its output before it reports, so what is left is already in the pipes
         streams.drain()
         streams.close()
+        if disk_note:
+            self._stop_repl()
+            return self._result(out, err, 1, False, disk_note + "; the python interpreter was restarted, so its "
+                                "state is lost")
+        disk_note = self._disk_stop(force=self.disk.cheap)
+        start_note = "; ".join(n for n in (start_note.rstrip("; "), disk_note) if n)
         if streams.control_line is not None:
             try:
                 return self._result(out, err, int(json.loads(streams.control_line.decode())["exit_code"]), False,
                                     start_note)
-            except (ValueError, KeyError, TypeError):  # the cell wrote into the interpreter's status pipe
+            except (ValueError, KeyError, TypeError):  # the cell forged a status line with the right nonce
                 self._stop_repl()
                 return self._result(out, err, 1, False, "the python interpreter's status channel was written to "
                                     "by the code and is no longer trustworthy, so the interpreter was restarted "
@@ -362,6 +644,7 @@ class Worker:
                 os.killpg(pgid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+        kill_agent_processes(self.config.agent)
 
     def serve(self, inp, out) -> None:
         self._start_repl()  # ready before the first python action; it imports nothing heavy
@@ -396,6 +679,23 @@ class Worker:
             out.write(json.dumps(response) + "\n")
             out.flush()
         self.shutdown()
+
+
+def _status_nonce(line: bytes):
+    try:
+        status = json.loads(line.decode("utf-8", "replace"))
+    except ValueError:
+        return None
+    return status.get("nonce") if isinstance(status, dict) else None
+
+
+def _drain_fd(fd: int) -> None:
+    """Drop whatever is waiting in a non-blocking pipe."""
+    try:
+        while os.read(fd, _READ):
+            pass
+    except (BlockingIOError, OSError):
+        pass
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -435,7 +735,8 @@ def repl(cmd_fd: int, res_fd: int) -> None:
     commands = os.fdopen(cmd_fd, "r")
     results = os.fdopen(res_fd, "w")
     for line in commands:
-        code = json.loads(line)["code"]
+        request = json.loads(line)
+        code, nonce = request["code"], request.get("nonce")
         try:
             status = _run_cell(code, namespace)
         except SystemExit as e:
@@ -444,17 +745,35 @@ def repl(cmd_fd: int, res_fd: int) -> None:
             os._exit(e.code if isinstance(e.code, int) else 1)
         sys.stdout.flush()
         sys.stderr.flush()
-        results.write(json.dumps({"exit_code": status}) + "\n")
+        results.write(json.dumps({"exit_code": status, "nonce": nonce}) + "\n")
         results.flush()
+
+
+def init() -> None:
+    """PID 1 of the local sandbox's namespaces: reaps orphans and never exits, so the namespaces live until
+    the host kills it (the kernel does not deliver SIGKILL to a namespace's init from inside it)."""
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
+    while True:
+        try:
+            os.wait()
+        except ChildProcessError:
+            signal.pause()
+        except InterruptedError:
+            pass
 
 
 def main(argv) -> None:
     if argv and argv[0] == "repl":
         repl(int(argv[1]), int(argv[2]))
         return
-    workdir = argv[1] if len(argv) > 1 and argv[0] == "serve" else os.getcwd()
+    if argv and argv[0] == "init":
+        init()
+        return
+    raw = json.loads(argv[1]) if len(argv) > 1 and argv[0] == "serve" else {}
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    Worker(workdir).serve(sys.stdin, sys.stdout)
+    Worker(Config(raw)).serve(sys.stdin, sys.stdout)
 
 
 if __name__ == "__main__":

@@ -117,7 +117,7 @@ def test_twenty_episodes_leave_no_containers_and_no_processes(tiny_prepared: str
     env.close()
     env.close()
     assert len(containers()) == before == 0
-    assert host_processes("/opt/mle-env/worker.py") == 0
+    assert host_processes("python3 /opt/mle-env/worker.py") == 0
     assert host_processes("sleep 300") == 0
 
 

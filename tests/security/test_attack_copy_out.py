@@ -1,0 +1,42 @@
+"""Copying the submission out: whatever the agent puts at ./submission/submission.csv (links out of the
+sandbox, a pipe, a folder, a huge sparse file, NUL bytes), validate and submit answer at once with a reason,
+never with the linked file's content, and never raise."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from hostile import bwrap_ready, kind, open_env, shell  # noqa: F401 - fixtures
+
+CASES = {
+    "link-to-etc-passwd": ("ln -sf /etc/passwd submission/submission.csv", "symbolic link"),
+    "link-to-the-answers": ("ln -sf {answers} submission/submission.csv", "symbolic link"),
+    "fifo": ("mkfifo submission/submission.csv", "not a regular file"),
+    "directory": ("mkdir -p submission/submission.csv", "directory"),
+    "sparse-2gb": ("truncate -s 2G submission/submission.csv", "limit"),
+    "nul-bytes": ("printf 'id,target\\0\\0\\nr001,\\0\\n' > submission/submission.csv", ""),
+    # docker's /home is root's, so there the folder cannot even be replaced
+    "folder-is-a-link": ("rmdir submission && ln -s /etc submission; true", ("symbolic link", "there is no")),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_hostile_submissions_are_refused_with_a_reason(open_env, case: str, home: Path, tiny_prepared: str) -> None:
+    answers = home / tiny_prepared / "prepared" / "private" / "test.csv"
+    setup, reasons = CASES[case]
+    reasons = (reasons,) if isinstance(reasons, str) else reasons
+    env = open_env()
+    shell(env, setup.format(answers=answers))
+    started = time.monotonic()
+    obs, _, terminated, truncated, _ = env.step({"type": "validate"})
+    assert not (terminated or truncated) and obs["exit_code"] == 1, obs
+    assert any(r in obs["message"] for r in reasons), obs["message"]
+    obs, _, terminated, _, info = env.step({"type": "submit"})
+    assert time.monotonic() - started < 30
+    grade = info["grade"]
+    assert terminated and not grade["valid_submission"] and grade["invalid_reason"], grade
+    assert any(r in grade["invalid_reason"] for r in reasons), grade["invalid_reason"]
+    assert "root:x:0" not in str(grade) and "root:x:0" not in obs["message"]
+    assert len(grade["invalid_reason"]) < 1000
