@@ -20,6 +20,7 @@ __version__ = "0.1.0"
 _LAZY: dict[str, tuple[str, str]] = {
     "make": ("mle_env.env", "make"),
     "MLEEnv": ("mle_env.env", "MLEEnv"),
+    "EnvConfig": ("mle_env.config", "EnvConfig"),
     "run_episode": ("mle_env.episode", "run_episode"),
     "EpisodeResult": ("mle_env.episode", "EpisodeResult"),
     "make_policy": ("mle_env.agents", "make_policy"),

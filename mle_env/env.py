@@ -28,27 +28,42 @@ GPUs), where the trajectory goes (``trajectory``), and describes the task for pr
 ``sample``), ``domain``, ``competition_id`` and ``competition_version``.
 
 ## Episode end
-- Termination: the agent sent ``{"type": "submit"}``.
-- Truncation: the wall-clock budget (``time_limit`` seconds from ``reset``) or the step budget
-  (``step_limit``) ran out. The submission present then is graded all the same.
-- Truncation with ``info["status"] == "infra_error"``: the sandbox itself failed (engine gone, container
-  removed). Nothing is graded and the reward is 0; evaluations retry such episodes and never count them
-  against the agent.
+``info["status"]`` says where the episode stands: ``running`` until it ends, then one of
+
+- ``submitted`` (termination): the agent sent ``{"type": "submit"}``; its submission is graded.
+- ``truncated`` (truncation): the wall-clock budget (``time_limit`` seconds from ``reset``) or the step
+  budget (``step_limit``; ``max_episode_steps=N`` of ``make`` and ``gymnasium.make`` sets it) ran out.
+  The submission present then is graded all the same.
+- ``sandbox_broken`` (truncation): the agent's own actions broke the sandbox (killed its worker or
+  interpreter, exhausted its process table or memory) so that no more actions can run. The episode ends
+  as the agent's result: the submission present is graded, and ``message`` says what happened.
+- ``infra_error`` (truncation): the infrastructure failed in a way that is not the agent's doing (the
+  engine is gone, the container was removed or killed from outside). Nothing is graded and the reward
+  is 0; evaluations retry such episodes.
+
 In every case ``info["grade"]`` of the last step holds the whole GradeReport (``None`` after an infra
 error). Stepping after the end (or before ``reset``) raises ``gymnasium.error.ResetNeeded``.
 
 ## Arguments
 ``mle_env.make(id_or_alias, sandbox="auto", time_limit=None, step_limit=None, action_timeout=1800,
-gpus=None, cpus=None, memory="4g", network=False, reward="medal", record_dir=None, image=DEFAULT_IMAGE,
-max_output=16000, leaderboard=None, home=None)``:
+gpus=None, cpus=None, memory="4g", disk="auto", network=False, reward="medal", record_dir=None,
+image=DEFAULT_IMAGE, max_output=16000, leaderboard=None, home=None, max_episode_steps=None)``. Every option
+is validated (:class:`mle_env.config.EnvConfig`) before anything starts; a bad one raises
+:class:`~mle_env.errors.ConfigError` naming it and the allowed range.
 
-- ``sandbox``: ``"docker"``, ``"local"`` or ``"auto"`` (docker when an engine answers and the image is
-  present, else local; ``info["sandbox"]`` and ``info["sandbox_reason"]`` say which and why).
-- ``time_limit``: seconds of wall-clock time per episode (default: the competition's hint, else 24 h).
-- ``step_limit``: steps per episode (default: none).
+- ``sandbox``: ``"docker"``, ``"local"`` (isolated with bubblewrap), ``"unisolated"`` (plain host
+  subprocesses: an explicit opt-in, not a security boundary) or ``"auto"`` (docker when an engine answers
+  and the image is present, else the isolated local one; ``info["sandbox"]`` and
+  ``info["sandbox_reason"]`` say which and why).
+- ``time_limit``: seconds of wall-clock time per episode, > 0 (default: the competition's hint, else 24 h).
+- ``step_limit``: steps per episode, >= 1 (default: none). ``max_episode_steps=N`` (also through
+  ``gymnasium.make``) lowers it to N: the step budget stays graded, it is never an ungraded cut.
 - ``action_timeout``: default timeout of one shell/python action in seconds (an action may ask for
   another with ``"timeout"``); never longer than the time left.
-- ``gpus``, ``cpus``, ``memory``, ``network``: sandbox resources (docker; see SandboxLimits).
+- ``gpus``, ``cpus``, ``memory``, ``network``: sandbox resources (see SandboxLimits); ``memory`` and
+  ``disk`` take bytes or strings like ``"4g"``.
+- ``disk``: bytes the agent may write (default ``"auto"``: the larger of 10 GiB and twice the
+  competition's public data; ``None``: no limit); the task text states it.
 - ``record_dir``: where trajectories go (default ``$MLE_ENV_HOME/trajectories``).
 - ``max_output``: characters of stdout and of stderr kept per observation.
 
@@ -68,11 +83,13 @@ from typing import Any
 import gymnasium
 from gymnasium.error import ResetNeeded
 
-from mle_env.actions import Action, ActionError, parse_action
+from mle_env.actions import Action, ActionError, describe, parse_action
 from mle_env.competition.registry import get_spec
-from mle_env.errors import SandboxUnavailable
+from mle_env.config import EnvConfig
+from mle_env.errors import ConfigError, SandboxBroken, SandboxUnavailable
 from mle_env.grading.grader import Grader
 from mle_env.grading.report import GradeReport
+from mle_env.grading.validation import cap_reason
 from mle_env.observation import list_files, make_observation, observation_space, task_text
 from mle_env.paths import home as default_home
 from mle_env.recording import TrajectoryWriter, package_versions
@@ -83,6 +100,8 @@ from mle_env.sandbox.images import DEFAULT_IMAGE
 from mle_env.spaces import ActionSpace
 
 DEFAULT_TIME_LIMIT = 24 * 3600.0
+#: every value of info["status"]: running, then how the episode ended (see "Episode end" above)
+STATUSES = ("running", "submitted", "truncated", "sandbox_broken", "infra_error")
 
 
 class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
@@ -101,6 +120,7 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         gpus: str | int | list[str] | None = None,
         cpus: float | None = None,
         memory: int | str | None = "4g",
+        disk: int | str | None = "auto",
         network: bool = False,
         reward: str | RewardFn = "medal",
         record_dir: str | Path | None = None,
@@ -110,21 +130,33 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         home: str | Path | None = None,
         render_mode: str | None = None,
     ) -> None:
-        self.competition = get_spec(competition_id)
-        home_path = Path(home) if home is not None else None
-        self.grader = Grader(self.competition, home_path, Path(leaderboard) if leaderboard is not None else None)
-        self.sandbox_kind, self.sandbox_reason = choose_backend(sandbox, image)
-        self.limits = SandboxLimits(cpus=cpus, memory=memory, gpus=gpus, network=network, max_output=max_output)
-        self.image = image
-        self.time_limit = float(time_limit or self.competition.hints.time_limit_s or DEFAULT_TIME_LIMIT)
-        self.step_limit = step_limit
-        self.action_timeout = float(action_timeout)
-        self.reward_fn = resolve_reward(reward)
-        self.record_dir = Path(record_dir) if record_dir is not None else (home_path or default_home()) / "trajectories"
+        # every option is checked before anything else happens (no sandbox, no grader, no files)
+        config = EnvConfig(
+            sandbox=sandbox, time_limit=time_limit, step_limit=step_limit, action_timeout=action_timeout, gpus=gpus,
+            cpus=cpus, memory=memory, disk=disk, network=network, reward=reward, record_dir=record_dir, image=image,
+            max_output=max_output, leaderboard=leaderboard, home=home,
+        )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
+            raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']} or None; "
+                              f"got {describe(render_mode)}")
+        self.config = config
+        self.competition = get_spec(competition_id)
+        self.grader = Grader(self.competition, config.home, config.leaderboard)  # checks the prepared data
+        self.sandbox_kind, self.sandbox_reason = choose_backend(config.sandbox, config.image)
+        public_bytes = self.grader.manifest.get("public_bytes")
+        if not isinstance(public_bytes, int):
+            public_bytes = sum(p.stat().st_size for p in self.grader.paths.public.rglob("*") if p.is_file())
+        self.limits = SandboxLimits(cpus=config.cpus, memory=config.memory, gpus=config.gpu_request(),
+                                    network=config.network, max_output=config.max_output,
+                                    disk=config.disk_bytes(public_bytes))
+        self.image = config.image
+        self.time_limit = float(config.time_limit or self.competition.hints.time_limit_s or DEFAULT_TIME_LIMIT)
+        self.step_limit = config.step_limit
+        self.action_timeout = config.action_timeout
+        self.reward_fn = resolve_reward(config.reward)
+        self.record_dir = config.record_dir or (config.home or default_home()) / "trajectories"
         self.render_mode = render_mode
-        self.observation_space = observation_space(max_output)
+        self.observation_space = observation_space(config.max_output)
         self.action_space = ActionSpace()
         self.files = list_files(self.grader.paths.public)
         self._sandbox: Sandbox | None = None
@@ -136,6 +168,15 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         self._annotations: dict[str, Any] = {}
         self._last_obs: dict[str, Any] | None = None
         self._seed: int | None = None
+
+    def _apply_max_episode_steps(self, steps: int) -> None:
+        """Make Gymnasium's ``max_episode_steps`` the graded step budget (called by ``gymnasium.make``)."""
+        if not self._done:
+            raise RuntimeError("the step budget cannot change during an episode")
+        self.config = self.config.with_max_episode_steps(steps)
+        self.step_limit = self.config.step_limit
+        if self.spec is not None:  # so that gymnasium.make(env.spec) rebuilds the same budget
+            self.spec.kwargs["step_limit"] = self.step_limit
 
     # -- Gymnasium API --------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
@@ -152,7 +193,7 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
             raise
         self._task = task_text(
             self.competition, workdir=info.workdir, header=self.grader.header, time_limit=self.time_limit,
-            step_limit=self.step_limit, action_timeout=self.action_timeout, packages=packages,
+            step_limit=self.step_limit, action_timeout=self.action_timeout, packages=packages, disk=self.limits.disk,
         )
         episode_id = uuid.uuid4().hex
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
@@ -188,16 +229,20 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         terminated = truncated = False
         status = "running"
         try:
-            parsed = parse_action(action)
+            parsed: Action | None = parse_action(action)  # raises ActionError only, whatever `action` is
         except ActionError as e:
             parsed = None
             fields = dict(action="invalid", exit_code=1, message=f"malformed action: {e.reason}")
+        kind = parsed.type if parsed is not None else "invalid"
         try:
             if parsed is not None:
                 fields, terminated = self._run(parsed)
+        except SandboxBroken as e:
+            fields = dict(action=kind, exit_code=1, message=f"the sandbox broke: {e}; the episode ends here and "
+                                                            "the submission present is graded")
+            truncated, status = True, "sandbox_broken"
         except SandboxUnavailable as e:
-            fields = dict(action=parsed.type if parsed else "invalid", exit_code=1,
-                          message=f"infrastructure error: {e}; the episode cannot go on")
+            fields = dict(action=kind, exit_code=1, message=f"infrastructure error: {e}; the episode cannot go on")
             truncated, status = True, "infra_error"
         if status == "running":
             if terminated:
@@ -207,7 +252,7 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
                 note = "the budget ran out; the submission is graded"
                 fields["message"] = (fields.get("message", "") + "\n" + note).strip()
         report = None
-        if status in ("submitted", "truncated"):
+        if status in ("submitted", "truncated", "sandbox_broken"):
             try:
                 report = self._grade()
             except SandboxUnavailable as e:
@@ -268,11 +313,18 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
 
     def _copy_submission(self, folder: Path, path: str | None = None) -> Path | str | None:
         """The submission (or the file at ``path``) copied out of the sandbox into ``folder``, or why it
-        could not be, or None when there is no such file."""
+        could not be, or None when there is no such file.
+
+        Raises:
+            SandboxUnavailable: the sandbox is gone (the infrastructure's fault).
+            SandboxBroken: the agent broke the sandbox so that nothing can be copied out.
+        """
         assert self._sandbox is not None
         data = self._sandbox.copy_out(path or SUBMISSION, self.grader.max_bytes)
-        if data is None or isinstance(data, str):
-            return data
+        if data is None:
+            return None
+        if isinstance(data, str):
+            return cap_reason(data)
         path = folder / "submission.csv"
         path.write_bytes(data)
         return path
@@ -289,7 +341,10 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
     def _grade(self) -> GradeReport:
         in_sandbox = f"./{SUBMISSION}"
         with tempfile.TemporaryDirectory(prefix="mle-env-grade-") as tmp:
-            copied = self._copy_submission(Path(tmp))
+            try:
+                copied = self._copy_submission(Path(tmp))
+            except SandboxBroken as e:  # the agent's doing: graded as a submission that cannot be read
+                copied = cap_reason(f"{in_sandbox} could not be copied out of the broken sandbox ({e})")
             if isinstance(copied, Path):
                 report = self.grader.grade(copied)
             else:
@@ -314,7 +369,7 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         if self._writer is None:
             return
         self._writer.step(
-            step=self._steps, action=parsed.to_dict() if parsed is not None else repr(action)[:2000],
+            step=self._steps, action=parsed.to_dict() if parsed is not None else describe(action, 2000),
             kind=obs["action"], stdout=obs["stdout"], stderr=obs["stderr"], exit_code=int(obs["exit_code"]),
             timed_out=bool(obs["timed_out"]), message=obs["message"], started_at=began - self._started,
             duration_s=time.monotonic() - began, time_left=float(obs["time_left"]),
@@ -337,10 +392,19 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
 def make(competition: str, **kwargs: Any) -> gymnasium.Env:
     """``gymnasium.make`` for a competition id or alias (so the env gets Gymnasium's standard wrappers).
 
+    ``max_episode_steps=N`` becomes the graded step budget (``step_limit``, the smaller of the two), as it
+    does through ``gymnasium.make``.
+
     Raises:
+        ConfigError: an option is malformed or out of range (raised before anything starts).
         UnknownCompetition: no competition has that id or alias.
-        NotPrepared: its data is not prepared; the message gives the ``mle-env prepare`` command.
+        NotPrepared: its data is not prepared, or does not match its checksums; the message gives the
+            ``mle-env prepare`` command.
     """
+    options = {k: v for k, v in kwargs.items() if k not in ("render_mode", "disable_env_checker")}
+    EnvConfig.from_options(options)  # unknown or bad options fail here, before the registry or any file
+    if kwargs.get("max_episode_steps") is not None:
+        kwargs["max_episode_steps"] = int(kwargs["max_episode_steps"])  # validated above; Gymnasium wants an int
     spec = get_spec(competition)
     from mle_env.gym_registration import register_gym_ids
 

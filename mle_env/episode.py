@@ -1,9 +1,16 @@
 """Running one episode of a policy: :func:`run_episode` and its result.
 
-``run_episode`` steps until the episode ends. A policy that raises (a bug in agent code) does not lose
-the episode: the submission present at that moment is graded (by sending ``submit``) and the result's
-status is ``agent_error``. An infrastructure failure (the sandbox died) gives status ``infra_error`` and
-no grade: it is not the agent's fault, and evaluations retry it.
+``run_episode`` steps until the episode ends. Who is accountable for how it ended is decided by the
+environment, never by the policy:
+
+- A policy that raises anything (a bug in agent code, or an exception it met while reaching into the
+  sandbox, ``SandboxUnavailable`` included) does not lose the episode and cannot excuse it: the submission
+  present at that moment is graded (by sending ``submit``) and the status is ``agent_error``.
+- An episode the agent's own actions broke ends with the env's info status ``sandbox_broken``: it is the
+  agent's result (status ``ok``, graded on the submission present, ``end == "sandbox_broken"``).
+- Only the env's info status ``infra_error`` (a fault the host can show is not the agent's: engine
+  unreachable, container removed or killed from outside) gives status ``infra_error``: no grade, and
+  evaluations retry it.
 """
 
 from __future__ import annotations
@@ -14,10 +21,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mle_env.errors import SandboxUnavailable
 from mle_env.grading.report import GradeReport
 
 StepCallback = Callable[[int, dict[str, Any], float, bool, bool, dict[str, Any]], None]
+
+# how an episode can end (the env's last info status); "" when it never got a last step
+ENDS = ("submitted", "truncated", "sandbox_broken", "infra_error")
 
 
 @dataclass
@@ -25,13 +34,16 @@ class EpisodeResult:
     """How an episode went.
 
     Attributes:
-        status: ``ok`` (submitted or ran out of budget), ``agent_error`` (the policy raised) or
-            ``infra_error`` (the sandbox failed).
+        status: ``ok`` (it ended as the agent played it: submitted, out of budget, or its sandbox broken by
+            its own actions), ``agent_error`` (the policy raised; graded on the submission present) or
+            ``infra_error`` (the env reported an infrastructure fault; not graded).
         grade: the GradeReport (None after an infra error).
         reward: the terminal reward.
         steps: steps taken. wall_time_s: seconds from reset to the end.
-        end: ``submitted``, ``truncated`` or ``infra_error`` (the env's last info status).
-        trajectory: the trajectory file. error: what went wrong, for agent_error and infra_error.
+        end: the env's last info status: ``submitted``, ``truncated``, ``sandbox_broken`` or ``infra_error``.
+        trajectory: the trajectory file.
+        error: what went wrong: the policy's traceback (agent_error), the env's message (infra_error, or an
+            ``ok`` episode that ended ``sandbox_broken``).
         hardware: the sandbox's CPUs, memory and GPUs.
     """
 
@@ -59,13 +71,15 @@ def run_episode(
 
     Args:
         env: an MLEEnv (possibly wrapped).
-        policy: anything with ``reset(obs, info)`` and ``act(obs, info)``.
+        policy: anything with ``reset(obs, info)`` and ``act(obs, info)`` (and optionally ``close()`` and
+            ``annotations()``).
         seed: passed to ``env.reset``.
         on_step: called after every step with (step, obs, reward, terminated, truncated, info).
         options: passed to ``env.reset``.
 
     Raises:
-        SandboxUnavailable, PrerequisiteError: the sandbox could not even be started.
+        SandboxUnavailable, PrerequisiteError: the sandbox could not even be started (from ``env.reset``).
+        Anything ``env.step`` raises: that is a bug of the env, not the agent's doing, so it is not hidden.
     """
     started = time.monotonic()
     obs, info = env.reset(seed=seed, options=options)
@@ -77,14 +91,11 @@ def run_episode(
     while not (terminated or truncated):
         try:
             if first:
-                policy.reset(obs, info)
                 first = False
+                policy.reset(obs, info)
             action = policy.act(obs, info)
             notes = policy.annotations() if hasattr(policy, "annotations") else {}
-        except SandboxUnavailable as e:  # a policy that reaches into the sandbox may see it die
-            error, status = str(e), "infra_error"
-            break
-        except Exception:  # noqa: BLE001 - any bug in agent code is recorded, and the episode still graded
+        except Exception:  # noqa: BLE001 - whatever the policy raises is its own error; the episode is graded
             error, status = traceback.format_exc(limit=8), "agent_error"
             action, notes = {"type": "submit"}, {"agent_error": traceback.format_exc(limit=3)}
         if notes:
@@ -95,15 +106,20 @@ def run_episode(
             on_step(steps, obs, reward, terminated, truncated, info)
         if status == "agent_error":
             break
-    if info.get("status") == "infra_error":
-        status, error = "infra_error", error or obs.get("message")
-    if status == "infra_error" and not (terminated or truncated):
-        env.close()
-    grade_dict = info.get("grade")
+    end = info.get("status", "")
+    if end in ("infra_error", "sandbox_broken") and error is None:
+        error = str(obs.get("message") or end)
+    if end == "infra_error" and status == "ok":  # only the env can say the infrastructure failed
+        status = "infra_error"
     if hasattr(policy, "close"):
-        policy.close()
+        try:
+            policy.close()
+        except Exception:  # noqa: BLE001 - a policy that fails to clean up is still the policy's error
+            if status == "ok":
+                status, error = "agent_error", traceback.format_exc(limit=8)
+    grade_dict = info.get("grade")
     return EpisodeResult(
         status=status, grade=GradeReport.from_dict(grade_dict) if grade_dict else None, reward=float(reward),
-        steps=steps, wall_time_s=time.monotonic() - started, end=info.get("status", ""), trajectory=trajectory,
+        steps=steps, wall_time_s=time.monotonic() - started, end=end, trajectory=trajectory,
         error=error, hardware=hardware,
     )

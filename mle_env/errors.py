@@ -78,5 +78,19 @@ class SandboxUnavailable(SandboxError):
     """
 
 
+class SandboxBroken(MleEnvError):
+    """Raised by a sandbox when the agent's own actions broke it (its processes or its interpreter gone, the
+    process table or memory exhausted from inside) so that it cannot run more actions.
+
+    Not an infrastructure failure: the episode ends as the agent's result (truncated, status
+    ``sandbox_broken``) and the submission present is still graded: ``copy_out`` keeps working.
+    """
+
+
+class ConfigError(MleEnvError, ValueError):
+    """Raised when an option of ``make``, the CLI or an evaluation is malformed or out of range; the message
+    names the option and what is allowed."""
+
+
 class PrerequisiteError(MleEnvError):
     """Raised when something the caller asked for is missing here (Docker engine, GPU runtime, an extra)."""

@@ -35,6 +35,7 @@ import numpy as np
 from gymnasium import spaces
 
 from mle_env.competition.spec import CompetitionSpec
+from mle_env.config import human_bytes
 from mle_env.spaces import UnicodeText
 from mle_env.units import format_bytes
 
@@ -131,11 +132,13 @@ def submission_format(spec: CompetitionSpec, header: list[str]) -> str:
 
 def task_text(
     spec: CompetitionSpec, *, workdir: str, header: list[str], time_limit: float, step_limit: int | None,
-    action_timeout: float, packages: Mapping[str, str],
+    action_timeout: float, packages: Mapping[str, str], disk: int | None = None,
 ) -> str:
     """The task statement given at reset (and repeated in every observation)."""
     direction = "lower is better" if spec.metric.lower_is_better else "higher is better"
     steps = f"{step_limit} steps" if step_limit is not None else "no step limit"
+    space = (f"You may write up to {human_bytes(disk)} in all (the working directory and temporary folders); "
+             "an action that writes more is stopped." if disk is not None else "There is no disk limit.")
     lower = {k.lower(): (k, v) for k, v in packages.items()}
     key_packages = ", ".join(f"{lower[p][0]} {lower[p][1]}" for p in _KEY_PACKAGES if p in lower)
     return f"""{spec.description().rstrip()}
@@ -163,7 +166,7 @@ to measure your own progress.
 
 # Budget
 {time_limit:.0f} seconds of wall-clock time from the start, {steps}; each action is stopped after
-{action_timeout:.0f} seconds unless it asks for another timeout.
+{action_timeout:.0f} seconds unless it asks for another timeout. {space}
 
 # Python packages
 {key_packages or "(none of the usual ML packages)"}; {len(packages)} distributions in all.

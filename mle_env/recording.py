@@ -10,7 +10,9 @@ Records, one JSON object per line:
 - ``{"type": "footer", ...}``: how the episode ended (status), the grade report, reward, steps, wall time.
 
 A crash of the process loses at most the record being written. :func:`read_trajectory` reads a file back
-and tolerates a torn last line.
+and tolerates a torn last line. Whatever a record holds (text that is not valid Unicode, objects whose
+repr raises, cycles, numbers too long to print), writing it never raises: such values are written as
+JSON escapes or as a short description.
 """
 
 from __future__ import annotations
@@ -26,12 +28,56 @@ from mle_env.jsonl import read_jsonl
 FORMAT_VERSION = 1
 
 
+_MAX_DEPTH = 32
+_MAX_INT_DIGITS = 4000  # below Python's limit on printing ints
+
+
 def _default(value: Any) -> Any:
-    if hasattr(value, "item"):
-        return value.item()
-    if hasattr(value, "to_dict"):
-        return value.to_dict()
-    return str(value)
+    try:
+        if hasattr(value, "item"):
+            return value.item()
+        if hasattr(value, "to_dict"):
+            return value.to_dict()
+        return str(value)
+    except Exception:  # noqa: BLE001 - an object that cannot even be printed is still recorded as what it is
+        return _opaque(value)
+
+
+def _opaque(value: Any) -> str:
+    return f"<{type(value).__name__} object that cannot be printed>"
+
+
+def _plain(value: Any, depth: int = 0) -> Any:
+    """``value`` turned into plain JSON data that ``json.dumps`` cannot fail on (cycles and deep nesting cut,
+    keys made strings, unprintable objects described)."""
+    if depth > _MAX_DEPTH:
+        return "<nested too deep>"
+    if value is None or isinstance(value, (bool, float, str)):
+        return value
+    if isinstance(value, int):
+        return value if value.bit_length() < _MAX_INT_DIGITS * 3 else f"<int of {value.bit_length()} bits>"
+    if isinstance(value, dict):
+        return {_key(k): _plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_plain(v, depth + 1) for v in value]
+    return _plain(_default(value), depth + 1) if depth < _MAX_DEPTH else _opaque(value)
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    try:
+        return str(key)
+    except Exception:  # noqa: BLE001
+        return _opaque(key)
+
+
+def dumps(record: dict[str, Any]) -> str:
+    """One JSON line for ``record``; never raises for what the record holds."""
+    try:
+        return json.dumps(record, default=_default, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):  # odd keys, a cycle, an int too long, nesting too deep
+        return json.dumps(_plain(record), default=_opaque, ensure_ascii=False)
 
 
 class TrajectoryWriter:
@@ -40,12 +86,13 @@ class TrajectoryWriter:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        # a lone surrogate (not encodable as UTF-8) is written as its JSON escape, e.g. \ud800
+        self._file = open(self.path, "a", encoding="utf-8", errors="backslashreplace")  # noqa: SIM115 - closed in close()
 
     def write(self, record: dict[str, Any]) -> None:
         if self._file.closed:
             return
-        self._file.write(json.dumps(record, default=_default, ensure_ascii=False) + "\n")
+        self._file.write(dumps(record) + "\n")
         self._file.flush()
 
     def header(self, **fields: Any) -> None:

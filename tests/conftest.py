@@ -10,10 +10,12 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,6 +31,15 @@ def require(condition: bool, reason: str, strict_env: str) -> None:
     if os.environ.get(strict_env) == "1":
         pytest.fail(f"{reason} ({strict_env}=1, so this must not be skipped)")
     pytest.skip(reason)
+
+
+def require_import(module: str, install: str, strict_env: str) -> Any:
+    """Import ``module``; when it cannot be imported, skip saying why (the ImportError and how to install),
+    or fail when the CI variable ``strict_env`` is set."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        require(False, f"cannot import {module} ({type(e).__name__}: {e}); {install}", strict_env)
 
 
 @pytest.fixture(scope="session")
@@ -193,11 +204,22 @@ def docker_engine() -> None:
     require(ok, reason, "MLE_ENV_REQUIRE_DOCKER")
 
 
+@pytest.fixture(scope="session")
+def bwrap_ready() -> None:
+    """The isolated local sandbox can run here (bubblewrap works); skips without it (fails instead in CI)."""
+    from mle_env.errors import PrerequisiteError
+    from mle_env.sandbox.local import require_bubblewrap
+
+    try:
+        require_bubblewrap()
+    except PrerequisiteError as e:
+        require(False, f"no bubblewrap: {e}", "MLE_ENV_REQUIRE_BWRAP")
+
+
 @pytest.fixture(params=["local", "docker"])
 def backend(request: pytest.FixtureRequest) -> str:
-    """Each sandbox backend; docker skips without an engine (fails instead in CI)."""
-    if request.param == "docker":
-        request.getfixturevalue("docker_engine")
+    """Each isolating sandbox backend; each skips without what it needs (fails instead in CI)."""
+    request.getfixturevalue("docker_engine" if request.param == "docker" else "bwrap_ready")
     return request.param
 
 
@@ -209,3 +231,34 @@ def tiny_prepared(make_competition: Callable[..., Path], home: Path) -> str:
     folder = make_competition()
     prepare("tiny-comp", raw_dir=raw_dir(folder))
     return "tiny-comp"
+
+
+# --- the attack suite (tests/security) ------------------------------------------------------------------
+@pytest.fixture
+def open_env(backend: str, tiny_prepared: str) -> Iterator[Callable[..., Any]]:
+    """``open_env(**options)``: a reset env of the tiny competition on each isolating backend (docker, local;
+    never unisolated, so hostile actions stay inside); every one is closed after the test."""
+    import mle_env
+
+    made = []
+
+    def factory(**options: Any) -> Any:
+        env = mle_env.make(tiny_prepared, sandbox=backend, **{"memory": "512m", **options})
+        made.append(env)
+        env.reset()
+        return env
+
+    yield factory
+    for env in made:
+        env.close()
+
+
+@pytest.fixture
+def sentinel() -> Iterator[Any]:
+    """A process of the host's, as the test's user, that an attack from inside a sandbox must not reach."""
+    import subprocess
+
+    proc = subprocess.Popen(["sleep", "3600"], start_new_session=True)
+    yield proc
+    proc.kill()
+    proc.wait()

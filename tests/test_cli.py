@@ -67,7 +67,65 @@ def test_prepare_and_grade(capsys: pytest.CaptureFixture[str], make_competition:
     bad = tmp_path / "bad.csv"
     bad.write_text("id,target\n")
     code, out, _ = run(capsys, "grade", "tiny", str(bad))
-    assert code == 0 and "invalid" in out and "0 rows" in out
+    assert code == 1 and "invalid" in out and "0 rows" in out
+
+
+def test_grade_exit_codes(capsys: pytest.CaptureFixture[str], make_competition: Callable[..., Path], home: Path,
+                          tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """0 scored, 1 invalid or missing, 2 usage or grader error; reasons stay short even for a 10 MB cell."""
+    from mle_env.grading import metrics
+
+    monkeypatch.setattr(metrics, "METRICS", dict(metrics.METRICS))  # the crashing metric below is not kept
+    folder = make_competition()
+    run(capsys, "prepare", "tiny", "--raw-dir", str(raw_dir(folder)))
+    answers = pd.read_csv(home / "tiny-comp" / "prepared" / "private" / "test.csv")
+    good = tmp_path / "good.csv"
+    answers.assign(target=0.5).to_csv(good, index=False)
+    assert run(capsys, "grade", "tiny", str(good), "--json")[0] == 0
+    code, out, _ = run(capsys, "grade", "tiny", str(tmp_path / "absent.csv"), "--json")
+    assert code == 1 and json.loads(out)["status"] == "missing"
+    huge = tmp_path / "huge.csv"
+    huge.write_text("id,target\n" + f"{answers['id'][0]},{'x' * 10_000_000}\n"
+                    + "".join(f"{i},0.5\n" for i in answers["id"][1:]))
+    code, out, _ = run(capsys, "grade", "tiny", str(huge), "--json")
+    report = json.loads(out)
+    assert code == 1 and report["status"] == "invalid"
+    assert "must be numeric" in report["invalid_reason"] and "10,000,000 characters" in report["invalid_reason"]
+    assert len(report["invalid_reason"]) <= 300
+    code, _, err = run(capsys, "grade", "no-such-competition", str(good))
+    assert code == 2 and err.startswith("error: ")
+    with pytest.raises(SystemExit) as exited:  # argparse: a missing argument
+        main(["grade", "tiny"])
+    assert exited.value.code == 2
+    capsys.readouterr()
+    script = '''
+        from mle_env.grading.metrics import register_metric
+
+        @register_metric("explodes-cli", lower_is_better=False)
+        def explodes(y_true, y_pred):
+            """Always fails."""
+            raise ZeroDivisionError("boom")
+    '''
+    boom = make_competition("boom-comp", aliases=("boom",), metric="explodes-cli", metric_script=script)
+    run(capsys, "prepare", "boom", "--raw-dir", str(raw_dir(boom)))
+    code, out, _ = run(capsys, "grade", "boom", str(good), "--json")
+    assert code == 2 and json.loads(out)["status"] == "grader_error"
+
+
+@pytest.mark.parametrize(("argv", "phrase"), [
+    (["--time-limit", "0"], "time_limit must be a number of seconds in (0,"),
+    (["--time-limit", "nan"], "time_limit must be a number of seconds"),
+    (["--step-limit", "-3"], "step_limit must be a whole number of steps from 1"),
+    (["--memory", "lots"], "memory must be a size in bytes"),
+    (["--disk", "0"], "disk must be a size in bytes"),
+    (["--cpus", "-1"], "cpus must be a number of cores"),
+    (["--gpus", "1", "--sandbox", "unisolated"], "cannot be used with sandbox='unisolated'"),
+])
+def test_run_rejects_bad_env_options_in_one_line(capsys: pytest.CaptureFixture[str], home: Path, argv: list[str],
+                                                 phrase: str) -> None:
+    code, out, err = run(capsys, "run", "house-prices", "--agent", "baseline", *argv)
+    assert code == 2 and err.startswith("error: ") and phrase in err
+    assert err.strip().count("\n") == 0  # one line, and it came before anything ran (nothing is prepared here)
 
 
 def test_prepare_split_reports_each_failure_and_goes_on(

@@ -1,4 +1,8 @@
-"""``mle-env list | info | prepare | grade``: competitions, their data and grading."""
+"""``mle-env list | info | prepare | grade``: competitions, their data and grading.
+
+``mle-env grade`` exits 0 when the submission was scored, 1 when it is invalid or missing, and 2 for a
+usage error (unknown competition, unprepared data, bad arguments) or when the grader itself failed.
+"""
 
 from __future__ import annotations
 
@@ -44,7 +48,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, help="write here instead of the competition folder's leaderboard.csv")
     p.set_defaults(func=cmd_reference_leaderboard)
 
-    p = sub.add_parser("grade", help="grade a submission CSV")
+    p = sub.add_parser("grade", help="grade a submission CSV",
+                       description="Grade a submission CSV. Exit status: 0 scored, 1 the submission is invalid or "
+                                   "missing, 2 a usage error or the grader failed.")
     p.add_argument("competition", help="id or alias")
     p.add_argument("submission", type=Path)
     p.add_argument("--leaderboard", type=Path, help="compare against this leaderboard CSV")
@@ -157,6 +163,8 @@ def cmd_prepare(args: argparse.Namespace) -> int:
     if len(ids) > 1 and (args.raw_dir or args.raw_zip or (args.leaderboard and args.leaderboard != "kaggle")):
         print("error: --raw-dir, --raw-zip and --leaderboard PATH apply to one competition at a time", file=sys.stderr)
         return 2
+    from rich.markup import escape
+
     out = console() if not args.json else None
     results = []
     for cid in ids:  # keep going past failures; report each one
@@ -164,7 +172,7 @@ def cmd_prepare(args: argparse.Namespace) -> int:
             result = prepare(
                 cid, force=args.force, source=args.source, raw_dir=args.raw_dir, raw_zip=args.raw_zip,
                 leaderboard=args.leaderboard, dry_run=args.dry_run,
-                log=(lambda line, cid=cid: out.print(f"[dim]{cid}: {line}[/dim]")) if out else None,
+                log=(lambda line, cid=cid: out.print(f"[dim]{cid}: {escape(line)}[/dim]")) if out else None,
             )
             results.append(result.to_dict())
         except MleEnvError as e:
@@ -174,8 +182,9 @@ def cmd_prepare(args: argparse.Namespace) -> int:
     else:
         for r in results:
             style = {"failed": "red", "prepared": "green"}.get(str(r["status"]), "")
-            out.print(f"[{style}]{r['competition_id']}: {r['status']}[/{style}]  {r['message']}" if style
-                      else f"{r['competition_id']}: {r['status']}  {r['message']}")
+            # messages hold install hints such as pip install 'mle-env[kaggle]': not rich markup
+            out.print(f"[{style}]{r['competition_id']}: {r['status']}[/{style}]  {escape(str(r['message']))}" if style
+                      else f"{r['competition_id']}: {r['status']}  {escape(str(r['message']))}", soft_wrap=True)
     failed = [r for r in results if r["status"] == "failed"]
     if failed and len(results) > 1 and out:
         out.print(f"[red]{len(failed)} of {len(results)} failed[/red]")
@@ -183,11 +192,14 @@ def cmd_prepare(args: argparse.Namespace) -> int:
 
 
 def cmd_reference_leaderboard(args: argparse.Namespace) -> int:
+    from rich.markup import escape
+
     from mle_env.reference import build_reference_leaderboard
 
     out = console()
-    path = build_reference_leaderboard(args.competition, args.out, log=lambda line: out.print(f"[dim]{line}[/dim]"))
-    out.print(f"wrote {path}")
+    path = build_reference_leaderboard(args.competition, args.out,
+                                       log=lambda line: out.print(f"[dim]{escape(line)}[/dim]"))
+    out.print(f"wrote {escape(str(path))}")
     return 0
 
 
@@ -197,9 +209,13 @@ def cmd_grade(args: argparse.Namespace) -> int:
     report = grade(args.competition, args.submission, leaderboard=args.leaderboard)
     if args.json:
         _print_json(report.to_dict())
-        return 0
-    print_report(report)
-    return 0
+    else:
+        print_report(report)
+    return GRADE_EXIT_CODES.get(report.status, 2)
+
+
+#: exit status of ``mle-env grade`` by report status (usage errors and MleEnvError also give 2)
+GRADE_EXIT_CODES = {"scored": 0, "invalid": 1, "missing": 1, "grader_error": 2}
 
 
 def print_report(report: Any) -> None:

@@ -11,16 +11,20 @@ from mle_env.cli.competitions import console, print_report
 
 
 def add_env_arguments(p: argparse.ArgumentParser) -> None:
-    """Environment options shared by run, play and eval."""
-    p.add_argument("--sandbox", choices=("auto", "docker", "local"), default="auto")
+    """Environment options shared by run, play and eval (checked by EnvConfig: a bad value is one line)."""
+    from mle_env.config import REWARD_NAMES, SANDBOXES
+
+    p.add_argument("--sandbox", choices=SANDBOXES, default="auto",
+                   help="auto (docker, else isolated local), docker, local, or unisolated (no isolation)")
     p.add_argument("--time-limit", type=float, help="seconds per episode (default: the competition's hint)")
     p.add_argument("--step-limit", type=int, help="steps per episode (default: none)")
     p.add_argument("--action-timeout", type=float, default=1800.0, help="seconds per action (default 1800)")
-    p.add_argument("--memory", default="4g", help="docker memory limit (default 4g)")
-    p.add_argument("--cpus", type=float, help="docker CPU limit (cores)")
-    p.add_argument("--gpus", help="docker GPUs: all, a count, or comma-separated ids")
+    p.add_argument("--memory", default="4g", help="memory limit, e.g. 4g or 512m (default 4g)")
+    p.add_argument("--disk", help="disk the agent may write, e.g. 20g (default: max(10g, 2 x the public data))")
+    p.add_argument("--cpus", type=float, help="CPU limit (cores)")
+    p.add_argument("--gpus", help="GPUs: all, a count, or comma-separated ids")
     p.add_argument("--record-dir", help="where trajectories go (default $MLE_ENV_HOME/trajectories)")
-    p.add_argument("--reward", default="medal", choices=("medal", "any_medal", "above_median", "percentile"))
+    p.add_argument("--reward", default="medal", choices=REWARD_NAMES)
 
 
 def add_agent_arguments(p: argparse.ArgumentParser) -> None:
@@ -37,13 +41,20 @@ def add_agent_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def env_options(args: argparse.Namespace) -> dict[str, Any]:
-    gpus: Any = args.gpus
-    if gpus is not None and gpus != "all":
-        gpus = int(gpus) if gpus.isdigit() else gpus.split(",")
-    options = dict(sandbox=args.sandbox, time_limit=args.time_limit, step_limit=args.step_limit,
-                   action_timeout=args.action_timeout, memory=args.memory, cpus=args.cpus, gpus=gpus,
-                   record_dir=args.record_dir, reward=args.reward)
-    return {k: v for k, v in options.items() if v is not None}
+    """The ``mle_env.make`` options given on the command line, as given ("4g" stays "4g", so run configs stay
+    readable), once EnvConfig has checked them.
+
+    Raises:
+        ConfigError: a value is malformed or out of range (the CLI prints it as one line, exit status 2).
+    """
+    from mle_env.config import EnvConfig
+
+    given = dict(sandbox=args.sandbox, time_limit=args.time_limit, step_limit=args.step_limit,
+                 action_timeout=args.action_timeout, memory=args.memory, disk=args.disk, cpus=args.cpus,
+                 gpus=args.gpus, record_dir=args.record_dir, reward=args.reward)
+    given = {k: v for k, v in given.items() if v is not None}
+    EnvConfig.from_options(given)
+    return given
 
 
 def agent_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -123,8 +134,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from mle_env.env import make
     from mle_env.episode import run_episode
 
+    options = env_options(args)  # a bad option fails here, before an agent or a sandbox starts
     policy = make_policy(args.agent, **agent_options(args))
-    env = make(args.competition, **env_options(args))
+    env = make(args.competition, **options)
     try:
         if args.json or args.no_live or args.agent == "human":
             result = run_episode(env, policy, seed=args.seed, on_step=None if args.json else _print_step)

@@ -20,9 +20,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cpus-per-episode", type=float, default=1.0, help="Ray: CPUs each episode declares")
     p.add_argument("--gpus-per-episode", type=float, default=0.0, help="Ray: GPUs each episode declares")
     p.add_argument("--data-dir", help="a data folder shared by all workers (their MLE_ENV_HOME)")
-    p.add_argument("--max-infra-retries", type=int, default=2)
-    p.add_argument("--inject-infra-failure", action="append", default=[], metavar="COMPETITION:SEED",
-                   help="testing aid: kill the sandbox of this episode's first attempt")
+    p.add_argument("--max-infra-retries", type=int, default=2,
+                   help="retries of an episode whose infrastructure failed (default 2); one still failing after "
+                        "them counts as no medal")
+    p.add_argument("--inject-infra-failure", action="append", default=[], metavar="COMPETITION:SEED[:N]",
+                   help="testing aid: the sandbox of this episode's first attempt (first N attempts) fails as if "
+                        "its engine went away")
     add_env_arguments(p)
     add_agent_arguments(p)
     p.set_defaults(func=cmd_eval)
@@ -50,8 +53,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     out = console()
     todo = len(episodes_to_run(config))
     total = len(config.competitions) * config.seeds
-    out.print(f"{args.agent}: {len(config.competitions)} competitions x {config.seeds} seeds = {total} episodes; "
-              f"{total - todo} already finished in {args.out}")
+    out.print(f"{args.agent}: {len(config.competitions)} competitions x {config.seeds} seeds = {total} episodes "
+              f"scheduled; {total - todo} already finished in {args.out}; checking the setup before the first one")
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=out) as progress:
         bar = progress.add_task("episodes", total=todo)
@@ -59,6 +62,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         def on_result(record: dict, done: int, _total: int) -> None:
             grade = record.get("grade") or {}
             tag = record["status"] if record["status"] != "ok" else grade.get("medal", "")
+            if record.get("end") == "sandbox_broken":
+                tag = f"sandbox_broken {tag}"
             progress.print(f"{record['competition_id']} seed {record['seed']} (attempt {record['attempt']}): "
                            f"{tag} {grade.get('score', '')}")
             progress.update(bar, completed=done)

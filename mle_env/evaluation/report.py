@@ -1,7 +1,9 @@
-"""Reports of an evaluation, rebuilt from results.jsonl alone (``mle-env report DIR``).
+"""Reports of an evaluation, rebuilt from results.jsonl and config.json alone (``mle-env report DIR``).
 
-Writes ``summary.json`` (per competition, pass@k per tier, the leaderboard numbers, infrastructure
-errors) and ``pass_at_k.png`` (pass@k against k, one line per tier), and renders rich tables.
+Writes ``summary.json`` (the headline, how every scheduled episode ended, per competition, pass@k per
+tier, the leaderboard numbers, infrastructure errors) and ``pass_at_k.png`` (pass@k against k, one line
+per tier), and renders rich tables. Every scheduled episode is in every denominator: those that failed
+for infrastructure reasons after the retries, or have not run, count as no medal and are shown apart.
 """
 
 from __future__ import annotations
@@ -11,30 +13,72 @@ from pathlib import Path
 from typing import Any
 
 from mle_env.evaluation.results import read_config, read_results
-from mle_env.evaluation.stats import TIERS, finished, leaderboard, overall_pass_at_k, per_competition
+from mle_env.evaluation.stats import (
+    NO_GRADE,
+    TIERS,
+    count_outcomes,
+    episodes,
+    leaderboard,
+    outcome,
+    overall_pass_at_k,
+    per_competition,
+    scheduled_keys,
+)
 
 
 def summarize(out: Path) -> dict[str, Any]:
     """The summary of the run in ``out`` (also written to ``out/summary.json``)."""
     out = Path(out)
     records = read_results(out)
-    done = finished(records)
-    table = per_competition(records)
+    config = read_config(out)
+    scheduled = scheduled_keys(records, config)
+    splits = config.get("splits") or {}
+    rows = episodes(records, scheduled, splits)
+    table = per_competition(records, scheduled, splits)
     max_k = max((row["n"] for row in table.values()), default=0)
+    counts = count_outcomes(rows)
+    finished = {(r["competition_id"], int(r["seed"])) for r in rows if outcome(r) not in NO_GRADE}
     infra = [r for r in records if r.get("status") == "infra_error"]
+    seeds = sorted({sum(1 for r in rows if r["competition_id"] == cid) for cid in table})
     summary = {
-        "config": read_config(out),
-        "episodes": {"finished": len(done), "ok": sum(r["status"] == "ok" for r in done),
-                     "agent_error": sum(r["status"] == "agent_error" for r in done),
-                     "infra_error_attempts": len(infra)},
-        "leaderboard": {tier: leaderboard(records, tier) for tier in TIERS},
+        "config": config,
+        "episodes": {
+            "scheduled": len(rows), "competitions": len(table), "seeds": seeds[-1] if len(seeds) == 1 else seeds,
+            **counts, "counted_as_no_medal": sum(counts[o] for o in NO_GRADE),
+            "infra_error_attempts": len(infra),
+            "infra_retried_then_finished": sum((r["competition_id"], int(r["seed"])) in finished for r in infra),
+            "max_infra_retries": config.get("max_infra_retries"),
+        },
+        "leaderboard": {tier: leaderboard(records, tier, scheduled, splits) for tier in TIERS},
         "pass_at_k": overall_pass_at_k(table, max_k),
         "per_competition": table,
-        "infra_errors": [{k: r.get(k) for k in ("competition_id", "seed", "attempt", "error")} for r in infra],
+        "infra_errors": [{**{k: r.get(k) for k in ("competition_id", "seed", "attempt", "error")},
+                          "episode_finished": (r["competition_id"], int(r["seed"])) in finished} for r in infra],
     }
+    summary["headline"] = headline(summary)
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
     plot(summary, out / "pass_at_k.png")
     return summary
+
+
+def headline(summary: dict[str, Any]) -> str:
+    """One line: what was scheduled and how every scheduled episode ended."""
+    e = summary["episodes"]
+    agent = summary["config"].get("agent", "")
+    seeds = e["seeds"]
+    if isinstance(seeds, list):
+        shape = f"{e['competitions']} competitions ({min(seeds, default=0)}-{max(seeds, default=0)} seeds each)"
+    else:
+        shape = f"{e['competitions']} competitions x {seeds} seeds"
+    retries = e.get("max_infra_retries")
+    parts = [f"{e['ok']} ok", f"{e['sandbox_broken']} sandbox_broken", f"{e['agent_error']} agent_error",
+             f"{e['infra_error']} infra_error" + (f" after {retries} retries" if retries is not None else "")]
+    if e["not_run"]:
+        parts.append(f"{e['not_run']} not run")
+    text = f"{agent + ': ' if agent else ''}{shape} = {e['scheduled']} episodes scheduled: {', '.join(parts)}"
+    if e["counted_as_no_medal"]:
+        text += f"; the {e['counted_as_no_medal']} without a grade count as no medal"
+    return text
 
 
 def plot(summary: dict[str, Any], path: Path) -> Path | None:
@@ -78,8 +122,10 @@ def _pct(value: float | None) -> str:
 
 def render(summary: dict[str, Any], console: Any) -> None:
     """Rich tables: MLE-bench's leaderboard format, pass@k per tier, and one row per competition."""
+    from rich.markup import escape
     from rich.table import Table
 
+    console.print(f"[bold]{escape(summary.get('headline') or headline(summary))}[/bold]")
     lb = Table(title="Medals per seed (MLE-bench's leaderboard format): mean ± SEM over seeds")
     lb.add_column("split")
     for tier in TIERS:
@@ -95,7 +141,7 @@ def render(summary: dict[str, Any], console: Any) -> None:
         lb.add_row(split, *cells, str(splits[split]["competitions"]))
     console.print(lb)
 
-    pk = Table(title="pass@k, mean over competitions (n/a: fewer than k finished episodes)")
+    pk = Table(title="pass@k, mean over competitions (every scheduled episode counts; n/a: fewer than k)")
     pk.add_column("tier")
     ks = sorted({int(k) for tier in TIERS for k in summary["pass_at_k"][tier]})
     for k in ks:
@@ -111,16 +157,22 @@ def render(summary: dict[str, Any], console: Any) -> None:
         pk.add_row(tier.replace("_", " "), *cells)
     console.print(pk)
 
-    comp = Table(title="Per competition")
-    for col in ("competition", "split", "n", "any medal", "gold", "above median", "best score", "agent errors"):
+    comp = Table(title="Per competition (n: scheduled episodes)")
+    for col in ("competition", "split", "n", "any medal", "gold", "above median", "best score", "agent errors",
+                "sandbox broken", "infra errors", "not run"):
         comp.add_column(col)
     for cid, row in summary["per_competition"].items():
         best = row["best_score"]
         comp.add_row(cid, str(row["split"]), str(row["n"]), f"{row['any_medal']['successes']}/{row['n']}",
                      f"{row['gold']['successes']}/{row['n']}", f"{row['above_median']['successes']}/{row['n']}",
-                     "" if best is None else f"{best:.5g}", str(row["agent_errors"]))
+                     "" if best is None else f"{best:.5g}", str(row["agent_errors"]), str(row.get("sandbox_broken", 0)),
+                     str(row.get("infra_errors", 0)), str(row.get("not_run", 0)))
     console.print(comp)
-    infra = summary["infra_errors"]
-    if infra:
-        console.print(f"[yellow]{len(infra)} attempt(s) failed for infrastructure reasons "
-                      "(retried; not counted against the agent)[/yellow]")
+    e = summary["episodes"]
+    if summary["infra_errors"]:
+        console.print(f"[yellow]{e['infra_error_attempts']} attempt(s) failed for infrastructure reasons: "
+                      f"{e['infra_retried_then_finished']} were retried and the episode then finished; "
+                      f"{e['infra_error']} episode(s) still failed after the retries and count as no medal[/yellow]")
+    if e["not_run"]:
+        console.print(f"[yellow]{e['not_run']} scheduled episode(s) have not run (the run was interrupted?): they "
+                      "count as no medal; rerun the same command to run them[/yellow]")

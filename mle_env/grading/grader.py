@@ -16,7 +16,7 @@ import pandas as pd
 
 from mle_env.competition.registry import get_spec
 from mle_env.competition.spec import CompetitionSpec
-from mle_env.errors import GraderError, NotPrepared
+from mle_env.errors import GraderError
 from mle_env.grading.leaderboard import find_leaderboard, missing_leaderboard_note, read_leaderboard
 from mle_env.grading.medals import (
     Medal,
@@ -31,6 +31,7 @@ from mle_env.grading.report import GradeReport
 from mle_env.grading.validation import (
     AlignedSubmission,
     InvalidSubmission,
+    check_answers,
     read_answers,
     size_limit,
     target_columns,
@@ -48,22 +49,28 @@ class Grader:
         leaderboard: a leaderboard CSV to use instead of the one found by the usual search.
 
     Raises:
-        NotPrepared: the competition's data has not been prepared (the message gives the command).
+        NotPrepared: the competition's data has not been prepared, or it does not match its manifest's
+            checksums, or the answers cannot be read (the message gives the command that rebuilds it).
     """
 
     def __init__(self, spec: CompetitionSpec, home: Path | None = None, leaderboard: Path | None = None) -> None:
         self.spec = spec
         self.paths = CompetitionPaths(spec.id, home)
-        if not self.paths.is_prepared():
-            raise NotPrepared(
-                f"'{spec.id}' is not prepared (no {self.paths.manifest}); run `mle-env prepare {spec.id}` first"
-            )
+        #: the prepare manifest, once the prepared files matched its checksums
+        self.manifest = self.paths.verify()
         answers_path = self.paths.private / spec.submission.answers
-        self.answers = read_answers(answers_path, spec.submission)
-        self.max_bytes = size_limit(answers_path)
         sample_path = self.paths.public / spec.submission.sample_submission
-        sample = pd.read_csv(sample_path, nrows=0) if sample_path.is_file() else None
-        self.targets = target_columns(spec.submission, sample)
+        try:
+            self.answers = read_answers(answers_path, spec.submission)
+            sample = pd.read_csv(sample_path, nrows=0) if sample_path.is_file() else None
+            self.targets = target_columns(spec.submission, sample)
+            check_answers(self.answers, spec.submission, self.targets)
+        except (OSError, ValueError) as e:
+            # the files match the manifest, so prepare wrote them this way: never the submission's fault
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+            what = f"the answers (private/{spec.submission.answers}) cannot be used: {first}"
+            raise self.paths.damaged(what) from None
+        self.max_bytes = size_limit(answers_path)
         #: the header a submission should have (the sample submission's, else id + targets)
         self.header = list(sample.columns) if sample is not None else [spec.submission.id_column, *self.targets]
         self.metric = load_metric(spec)

@@ -26,14 +26,32 @@ MAX_SUBMISSION_BYTES_ENV = "MLE_ENV_MAX_SUBMISSION_MB"
 _MIN_SIZE_LIMIT = 100 * 2**20
 _ROW_SUM_TOLERANCE = 1e-6
 _MAX_ROW_MESSAGE = 3
+MAX_REASON = 300
+_MAX_VALUE_CHARS = 40
 
 
 class InvalidSubmission(Exception):
-    """A submission the grader cannot score; ``reason`` is one line saying what to fix."""
+    """A submission the grader cannot score; ``reason`` is one line saying what to fix, at most
+    :data:`MAX_REASON` characters (values from the submission are quoted cut to a few dozen)."""
 
     def __init__(self, reason: str) -> None:
-        self.reason = " ".join(reason.split())
+        self.reason = cap_reason(reason)
         super().__init__(self.reason)
+
+
+def cap_reason(reason: str, limit: int = MAX_REASON) -> str:
+    """``reason`` on one line (whitespace runs collapsed), cut to ``limit`` characters with "..."."""
+    text = " ".join(str(reason)[: 4 * limit].split())
+    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+
+
+def _show(value: object, limit: int = _MAX_VALUE_CHARS) -> str:
+    """A value from the submission as the reason quotes it: its repr, cut to ``limit`` characters."""
+    text = repr(value) if not isinstance(value, str) or len(value) <= 4 * limit else repr(value[: 4 * limit])
+    if len(text) <= limit:
+        return text
+    size = f" ({len(value):,} characters)" if isinstance(value, str) else ""
+    return text[: limit - 3] + "..." + size
 
 
 @dataclass(frozen=True)
@@ -60,6 +78,20 @@ def read_answers(path: Path, spec: SubmissionSpec) -> pd.DataFrame:
     if spec.kind == "text":
         return pd.read_csv(path, dtype=str, keep_default_na=False)
     return pd.read_csv(path, dtype={spec.id_column: str}, keep_default_na=False, na_values=[""])
+
+
+def check_answers(answers: pd.DataFrame, spec: SubmissionSpec, targets: tuple[str, ...]) -> None:
+    """Check that the answers have the id column, the answer columns and at least one row.
+
+    Raises:
+        ValueError: what is missing (the grader reports it as damaged prepared data).
+    """
+    needed = [spec.id_column, *(spec.answer_columns or targets)]
+    missing = [c for c in needed if c not in answers.columns]
+    if missing:
+        raise ValueError(f"no column(s) {', '.join(map(repr, missing[:_MAX_ROW_MESSAGE]))}")
+    if answers.empty:
+        raise ValueError("no rows")
 
 
 def target_columns(spec: SubmissionSpec, sample_submission: pd.DataFrame | None) -> tuple[str, ...]:
@@ -123,7 +155,7 @@ def _read_csv(path: Path, max_bytes: int) -> pd.DataFrame:
     header = _header(path)
     duplicated = sorted(c for c, n in Counter(header).items() if n > 1)
     if duplicated:
-        raise InvalidSubmission(f"the header repeats column(s) {', '.join(map(repr, duplicated))}")
+        raise InvalidSubmission(f"the header repeats column(s) {', '.join(map(_show, duplicated[:_MAX_ROW_MESSAGE]))}")
     try:
         return pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
     except UnicodeDecodeError:
@@ -155,10 +187,10 @@ def _check_columns(frame: pd.DataFrame, spec: SubmissionSpec, targets: tuple[str
     if missing:
         hint = ""
         lower = {c.lower(): c for c in present}
-        near = [f"'{lower[m.lower()]}' for '{m}'" for m in missing if m.lower() in lower]
+        near = [f"{_show(lower[m.lower()])} for {_show(m)}" for m in missing if m.lower() in lower]
         if near:
             hint = f" (found {', '.join(near)}: column names are case-sensitive)"
-        shown = ", ".join(map(repr, missing[:_MAX_ROW_MESSAGE])) + (" ..." if len(missing) > _MAX_ROW_MESSAGE else "")
+        shown = ", ".join(map(_show, missing[:_MAX_ROW_MESSAGE])) + (" ..." if len(missing) > _MAX_ROW_MESSAGE else "")
         raise InvalidSubmission(
             f"missing {len(missing)} column(s): {shown}{hint}; the sample submission shows the expected header"
         )
@@ -166,8 +198,8 @@ def _check_columns(frame: pd.DataFrame, spec: SubmissionSpec, targets: tuple[str
     extra = [c for c in present if c not in allowed]
     if extra:
         raise InvalidSubmission(
-            f"unexpected column(s) {', '.join(map(repr, extra[:_MAX_ROW_MESSAGE]))}; keep only "
-            f"{', '.join(map(repr, required[:4]))}{' ...' if len(required) > 4 else ''}"
+            f"unexpected column(s) {', '.join(map(_show, extra[:_MAX_ROW_MESSAGE]))}; keep only "
+            f"{', '.join(map(_show, required[:4]))}{' ...' if len(required) > 4 else ''}"
         )
 
 
@@ -202,16 +234,16 @@ def _align_ids(submitted: pd.Series, expected: pd.Series, unique: bool) -> np.nd
         dupes = submitted[submitted.duplicated()]
         if len(dupes):
             raise InvalidSubmission(
-                f"{len(dupes)} duplicate id(s), e.g. {dupes.iloc[0]!r}; write each test id exactly once"
+                f"{len(dupes)} duplicate id(s), e.g. {_show(dupes.iloc[0])}; write each test id exactly once"
             )
     have, want = Counter(submitted), Counter(expected)
     unknown, missing = have - want, want - have
     if unknown or missing:
         parts = []
         if missing:
-            parts.append(f"{sum(missing.values())} test id(s) are missing, e.g. {next(iter(missing))!r}")
+            parts.append(f"{sum(missing.values())} test id(s) are missing, e.g. {_show(next(iter(missing)))}")
         if unknown:
-            parts.append(f"{sum(unknown.values())} id(s) are not test ids, e.g. {next(iter(unknown))!r}")
+            parts.append(f"{sum(unknown.values())} id(s) are not test ids, e.g. {_show(next(iter(unknown)))}")
         raise InvalidSubmission("; ".join(parts) + "; take the ids from the sample submission")
     if unique:
         position = pd.Series(np.arange(len(submitted)), index=submitted.to_numpy())
@@ -240,7 +272,7 @@ def _convert_targets(frame: pd.DataFrame, spec: SubmissionSpec) -> pd.DataFrame:
             if bad.any():
                 example = frame[col].to_numpy()[bad][0]
                 raise InvalidSubmission(
-                    f"column '{col}': {example!r} is not an allowed label (data rows {_first_rows(bad)}); "
+                    f"column {_show(col)}: {_show(example)} is not an allowed label (data rows {_first_rows(bad)}); "
                     f"allowed: {', '.join(sorted(allowed)[:8])}{' ...' if len(allowed) > 8 else ''}"
                 )
         return frame
@@ -257,7 +289,7 @@ def _convert_targets(frame: pd.DataFrame, spec: SubmissionSpec) -> pd.DataFrame:
         not_number = np.isnan(values) & ~nan_text
         if not_number.any():
             raise InvalidSubmission(
-                f"column '{col}' must be numeric but holds {raw.to_numpy()[not_number][0]!r} "
+                f"column {_show(col)} must be numeric but holds {_show(raw.to_numpy()[not_number][0])} "
                 f"(data rows {_first_rows(not_number)})"
             )
         if nan_text.any():

@@ -1,10 +1,12 @@
 """``mle-env prepare``: fetch raw files, build public/ and private/, and install them atomically.
 
 The prepared folder is built in ``<home>/<id>/.staging-*`` and renamed to ``<home>/<id>/prepared`` in
-one step, after its manifest (version, source, sha256 of every output) is written. So a prepare that is
-interrupted at any point leaves either the previous complete folder or none, never a half-written one;
-leftovers are removed by the next prepare. A file lock makes concurrent prepares of the same competition
-(e.g. two Ray tasks on one node) safe: the second waits and then finds the work done.
+one step, after its manifest (version, source, sha256, size and modification time of every output) is
+written. So a prepare that is interrupted at any point leaves either the previous complete folder or none,
+never a half-written one; leftovers are removed by the next prepare. A file lock makes concurrent
+prepares of the same competition (e.g. two Ray tasks on one node) safe: the second waits and then finds
+the work done. Prepared data that fails its checksums (:meth:`~mle_env.paths.CompetitionPaths.verify`)
+counts as not prepared and is rebuilt.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from pathlib import Path
 
 from mle_env.competition.registry import get_spec
 from mle_env.competition.spec import CompetitionSpec
-from mle_env.errors import ChecksumMismatch, MleEnvError, PrepareError, SourceUnavailable
+from mle_env.errors import ChecksumMismatch, MleEnvError, NotPrepared, PrepareError, SourceUnavailable
 from mle_env.paths import CompetitionPaths
 from mle_env.prepare.helpers import HELPERS, PrepareContext
 from mle_env.prepare.leaderboards import install_leaderboard
@@ -113,7 +115,13 @@ def prepare(
         _remove_leftovers(paths)
         current = _manifest_version(paths)
         if current == spec.version and not force:
-            return PrepareResult(spec.id, "already-prepared", f"{spec.id} is already prepared (version {spec.version})")
+            try:
+                paths.verify()
+            except NotPrepared as e:  # damaged since it was prepared: rebuilt below, as with --force
+                say(f"rebuilding: {e}")
+            else:
+                return PrepareResult(spec.id, "already-prepared",
+                                     f"{spec.id} is already prepared (version {spec.version})")
         started = time.monotonic()
         raw, used = _fetch(spec, paths, sources, say)
         say(f"preparing {spec.id} from {used}")
@@ -259,6 +267,9 @@ def _build(spec: CompetitionSpec, raw: Path, staging: Path, source: str, verify:
     read_only_dir = stat.S_IRUSR | stat.S_IXUSR | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH
     for folder in sorted((p for p in public.rglob("*") if p.is_dir()), reverse=True) + [public]:
         os.chmod(folder, read_only_dir)
+    # size and modification time of every output, so that CompetitionPaths.verify need not hash unchanged
+    # public files again (renaming the staging folder into place changes neither)
+    manifest["stat"] = {rel: [(staging / rel).stat().st_size, (staging / rel).stat().st_mtime_ns] for rel in files}
     tmp = staging / ".manifest.tmp"
     tmp.write_text(json.dumps(manifest, indent=1))
     os.replace(tmp, staging / "manifest.json")

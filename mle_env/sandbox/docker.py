@@ -7,7 +7,8 @@ no-new-privileges, and every capability dropped but the four the worker needs: i
 starts the agent's programs as uid 1000 (CAP_SETUID, CAP_SETGID), kills them (CAP_KILL) and reads the
 agent's folders for the disk watchdog (CAP_DAC_READ_SEARCH). The agent's programs have no capabilities and
 cannot signal, trace or read the file descriptors of the root worker, so its channel is out of their reach;
-the container's init is root's too, so ``kill -9 -1`` from inside ends only the agent's own processes. The public data is bind-mounted read-only at /home/data;
+the container's init is root's too, so ``kill -9 -1`` from inside ends only the agent's own processes.
+The public data is bind-mounted read-only at /home/data;
 private answers, graders and leaderboards are never mounted. The submission is copied out through the
 engine (``get_archive``), size-capped, and only as a regular file. Containers carry labels naming the
 process that owns them, so ``mle-env gc`` can remove those a killed process left behind.

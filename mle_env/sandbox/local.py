@@ -147,9 +147,9 @@ class LocalSandbox(Sandbox):
 
     def _bwrap_args(self, bwrap: str, binds: list[tuple[str, str, str]], info_fd: int) -> list[str]:
         args = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
-                "--as-pid-1", "--uid", str(AGENT_UID), "--gid", str(AGENT_UID), "--hostname", "mle-env", "--info-fd", str(info_fd),
-                "--proc", "/proc", "--dev", "/dev", "--size", str(parse_bytes(self.limits.shm) or 2**30), "--tmpfs",
-                "/dev/shm"]
+                "--as-pid-1", "--uid", str(AGENT_UID), "--gid", str(AGENT_UID), "--hostname", "mle-env",
+                "--info-fd", str(info_fd), "--proc", "/proc", "--dev", "/dev",
+                "--size", str(parse_bytes(self.limits.shm) or 2**30), "--tmpfs", "/dev/shm"]
         for kind, source, dest in binds:
             flag = {"ro": "--ro-bind", "rw": "--bind", "dev": "--dev-bind", "symlink": "--symlink"}[kind]
             args += [flag, source, dest]

@@ -1,4 +1,5 @@
-"""run_episode: results, crashing agent code, the CLI's run command, and interactive play."""
+"""run_episode: results, crashing agent code, who is accountable for how an episode ended (only the env
+can declare an infrastructure error), the CLI's run command, and interactive play."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 import mle_env
 from mle_env.agents import make_policy
 from mle_env.agents.policy import BasePolicy
+from mle_env.errors import SandboxUnavailable
 
 
 class Crashing(BasePolicy):
@@ -53,6 +55,94 @@ def test_a_policy_that_crashes_in_reset_is_an_agent_error(tiny_prepared: str) ->
     env.close()
     assert result.status == "agent_error" and "missing setting" in result.error
     assert result.end == "submitted" and result.grade.status == "missing"
+
+
+class ClaimsInfraError(BasePolicy):
+    """Writes a submission, then raises SandboxUnavailable as if the infrastructure had failed."""
+
+    def act(self, obs, info):
+        if obs["action"] == "reset":
+            return "cp data/sample_submission.csv submission/submission.csv"
+        raise SandboxUnavailable("the container is gone (says the policy)")
+
+
+def test_a_policy_raising_sandbox_unavailable_is_an_agent_error(tiny_prepared: str) -> None:
+    env = mle_env.make(tiny_prepared, sandbox="local")
+    result = mle_env.run_episode(env, ClaimsInfraError(), seed=0)
+    env.close()
+    assert result.status == "agent_error" and "says the policy" in result.error
+    assert result.end == "submitted" and result.grade.status == "scored"  # graded on what it left
+
+
+class Writes(BasePolicy):
+    def act(self, obs, info):
+        return "echo working"
+
+
+def test_an_infrastructure_failure_the_env_reports_is_an_infra_error(tiny_prepared: str) -> None:
+    from mle_env.evaluation.episodes import inject_infra_failure
+
+    env = mle_env.make(tiny_prepared, sandbox="local")
+
+    def on_step(step, *_):
+        if step == 1:
+            inject_infra_failure(env)
+
+    result = mle_env.run_episode(env, Writes(), seed=0, on_step=on_step)
+    env.close()
+    assert (result.status, result.end, result.grade, result.steps) == ("infra_error", "infra_error", None, 2)
+    assert "injected infrastructure failure" in result.error
+
+
+class ScriptedEnv:
+    """Stands in for MLEEnv: ends the episode at the first step with the given info status."""
+
+    def __init__(self, end: str, truncated: bool = True) -> None:
+        self.end, self.is_truncated, self.actions = end, truncated, []
+        self.unwrapped = self
+
+    def annotate(self, **data):
+        pass
+
+    def reset(self, seed=None, options=None):
+        return {"action": "reset", "message": ""}, {"status": "running", "sandbox_info": {"kind": "fake"}}
+
+    def step(self, action):
+        self.actions.append(action)
+        obs = {"action": "shell", "message": f"ended: {self.end}"}
+        return obs, 0.0, not self.is_truncated, self.is_truncated, {"status": self.end, "grade": None}
+
+
+@pytest.mark.parametrize(("end", "status"), [("sandbox_broken", "ok"), ("infra_error", "infra_error"),
+                                              ("truncated", "ok")])
+def test_the_env_decides_how_an_episode_ended(end: str, status: str) -> None:
+    result = mle_env.run_episode(ScriptedEnv(end), Writes())
+    assert (result.status, result.end) == (status, end)
+    if end != "truncated":
+        assert result.error == f"ended: {end}"
+    assert result.to_dict()["end"] == end  # kept in the record, so reports can count it
+
+
+def test_an_agent_error_stays_the_agents_even_when_the_env_then_fails() -> None:
+    env = ScriptedEnv("infra_error")
+
+    class Raises(BasePolicy):
+        def act(self, obs, info):
+            raise SandboxUnavailable("no, really")
+
+    result = mle_env.run_episode(env, Raises())
+    assert env.actions == [{"type": "submit"}]
+    assert (result.status, result.end) == ("agent_error", "infra_error") and "no, really" in result.error
+
+
+class FailsToClose(Writes):
+    def close(self):
+        raise OSError("cannot clean up")
+
+
+def test_a_policy_failing_in_close_is_an_agent_error() -> None:
+    result = mle_env.run_episode(ScriptedEnv("truncated"), FailsToClose())
+    assert result.status == "agent_error" and "cannot clean up" in result.error
 
 
 def test_unknown_agent_and_option() -> None:

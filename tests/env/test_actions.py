@@ -2,7 +2,7 @@
 
 import pytest
 
-from mle_env.actions import ACTION_SCHEMA, MAX_CODE_CHARS, Action, ActionError, parse_action
+from mle_env.actions import ACTION_SCHEMA, MAX_CODE_CHARS, MAX_REASON, Action, ActionError, describe, parse_action
 from mle_env.spaces import ActionSpace
 
 
@@ -63,3 +63,48 @@ def test_action_space_contains_and_samples_valid_actions() -> None:
 def test_schema_is_published() -> None:
     assert {s["properties"]["type"]["const"] for s in ACTION_SCHEMA["oneOf"]} == {"shell", "python", "validate",
                                                                                   "submit"}
+
+
+class Unprintable:
+    def __repr__(self) -> str:
+        raise RuntimeError("repr refused")
+
+
+@pytest.mark.parametrize(
+    ("action", "phrase"),
+    [
+        ({"type": "shell", "code": "echo \ud800"}, "not valid Unicode text (a lone surrogate at character 5)"),
+        ("\udfff", "'code' is not valid Unicode text"),
+        ({"type": "validate", "path": "\ud800"}, "'path' is not valid Unicode text"),
+        ({"type": "shell", "code": "ls", "timeout": float("nan")}, "'timeout' must be a finite number of seconds"),
+        ({"type": "shell", "code": "ls", "timeout": float("inf")}, "got inf"),
+        ({"type": "shell", "code": "ls", "timeout": 10**400}, "is greater than the maximum of 1000000000"),
+        ({"type": "shell", "code": "ls", "timeout": True}, "True is not of type 'number'"),
+        (Unprintable(), "not Unprintable"),
+        ({"type": Unprintable()}, "cannot be printed"),
+        ({"type": "shell", "code": Unprintable()}, "the action could not be read (RuntimeError)"),
+        ({"type": "shell", "code": 10**5000}, "the action could not be read (ValueError)"),
+        ({"type": "t" * 10**6}, "'type' must be one of"),
+    ],
+)
+def test_inputs_that_used_to_raise_are_malformed_actions(action: object, phrase: str) -> None:
+    with pytest.raises(ActionError) as info:
+        parse_action(action)
+    assert phrase in info.value.reason
+    assert "\n" not in info.value.reason and len(info.value.reason) <= MAX_REASON
+
+
+def test_reasons_are_capped_and_describe_never_raises() -> None:
+    assert len(ActionError("x" * 10_000).reason) == MAX_REASON
+    assert describe(Unprintable()) == "<Unprintable object that cannot be printed>"
+    assert describe("y" * 1000, 20) == "'yyyyyyyyyyyyyyyy..."
+    assert parse_action({"type": "shell", "code": "ls", "timeout": 10**9}).timeout == 1e9
+
+
+def test_str_subclasses_become_plain_text() -> None:
+    class Shouty(str):
+        def __str__(self) -> str:
+            raise RuntimeError
+
+    parsed = parse_action({"type": "shell", "code": Shouty("echo hi")})
+    assert parsed.code == "echo hi" and type(parsed.code) is str

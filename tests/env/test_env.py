@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import gymnasium
@@ -13,6 +14,7 @@ from gymnasium.error import ResetNeeded
 from gymnasium.utils.env_checker import check_env
 
 import mle_env
+import mle_env.sandbox
 from mle_env.errors import NotPrepared
 from mle_env.recording import read_trajectory
 
@@ -256,8 +258,11 @@ def test_what_the_agent_leaves_cannot_hang_or_break_step(tiny_prepared: str, bac
     assert obs["stdout"] != "valid" and int(obs["exit_code"]) == 1
     obs, *_ = env.step({"type": "validate", "path": "submission/submission.csv/inside"})
     assert obs["action"] == "validate" and int(obs["exit_code"]) == 1
-    obs, *_ = env.step({"type": "python", "code": "import os, sys\nos.write(int(sys.argv[3]), b'junk\\n')"})
-    assert "restarted" in obs["message"]
+    # junk in the interpreter's own status pipe is not its status: the cell ends normally, state kept
+    obs, *_ = env.step({"type": "python", "code": "import os, sys\nkept = 1\nos.write(int(sys.argv[3]), b'junk\\n')"})
+    assert int(obs["exit_code"]) == 0 and "restarted" not in obs["message"], obs["message"]
+    obs, *_ = env.step({"type": "python", "code": "kept + 41"})
+    assert obs["stdout"].strip() == "42"
     obs, reward, terminated, truncated, info = env.step("echo alive")
     assert obs["stdout"] == "alive\n" and info["status"] == "running"
     env.close()
@@ -270,4 +275,260 @@ def test_background_processes_keep_running(tiny_prepared: str, backend: str) -> 
     assert int(obs["exit_code"]) == 0
     obs, *_ = env.step("sleep 2; ls logs")
     assert obs["stdout"].strip() == "done"  # writing to the closed action's output did not kill it
+    env.close()
+
+
+# --- issue 10: whatever the agent sends, step answers with an observation -----------------------------
+class _Unprintable:
+    def __repr__(self) -> str:
+        raise RuntimeError("repr refused")
+
+    __str__ = __repr__
+
+
+class _RaisingDict(dict):
+    def get(self, *args: object, **kwargs: object) -> object:
+        raise RuntimeError("get refused")
+
+
+def _deep(levels: int) -> list:
+    value: list = []
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+BAD_STEP_INPUTS = {
+    "lone surrogate in shell code": ({"type": "shell", "code": "echo \ud800"}, "not valid Unicode text"),
+    "lone surrogate in python code": ({"type": "python", "code": "x = '\udcff'"}, "not valid Unicode text"),
+    "lone surrogate in a validate path": ({"type": "validate", "path": "code/\ud800.csv"}, "not valid Unicode"),
+    "lone surrogate as a plain string": ("ls \udc80", "not valid Unicode text"),
+    "NaN timeout": ({"type": "shell", "code": "ls", "timeout": float("nan")}, "'timeout' must be a finite number"),
+    "infinite timeout": ({"type": "shell", "code": "ls", "timeout": float("inf")}, "must be a finite number"),
+    "minus infinite timeout": ({"type": "python", "code": "1", "timeout": float("-inf")}, "finite number"),
+    "400-digit timeout": ({"type": "shell", "code": "ls", "timeout": 10**400}, "greater than the maximum"),
+    "1e300 timeout": ({"type": "shell", "code": "ls", "timeout": 1e300}, "greater than the maximum"),
+    "an object whose repr raises": (_Unprintable(), "not _Unprintable"),
+    "code whose repr raises": ({"type": "shell", "code": _Unprintable()}, "could not be read"),
+    "type whose repr raises": ({"type": _Unprintable(), "code": "ls"}, "cannot be printed"),
+    "code an int too long to print": ({"type": "shell", "code": 10**5000}, "could not be read"),
+    "code nested too deep to print": ({"type": "shell", "code": _deep(100_000)}, "could not be read"),
+    "a dict whose get raises": (_RaisingDict(type="shell", code="ls"), "could not be read"),
+    "a 10 MB type": ({"type": "x" * 10_000_000}, "'type' must be one of"),
+    "a 1 MB non-string code": ({"type": "shell", "code": ["x" * 1_000_000]}, "is not of type 'string'"),
+}
+
+
+def test_bad_step_inputs_are_observations_and_recorded(tiny_prepared: str, tmp_path: Path) -> None:
+    env = mle_env.make(tiny_prepared, sandbox="local", record_dir=tmp_path)
+    _, info = env.reset()
+    for n, (action, phrase) in enumerate(BAD_STEP_INPUTS.values(), start=1):
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert obs["action"] == "invalid" and int(obs["exit_code"]) == 1, action
+        assert obs["message"].startswith("malformed action:") and phrase in obs["message"], obs["message"]
+        assert len(obs["message"]) <= 520 and "\n" not in obs["message"]
+        assert (reward, terminated, truncated, info["step"], info["status"]) == (0.0, False, False, n, "running")
+    env.unwrapped.annotate(weird={"text": "\ud800", "object": _Unprintable(), (1, 2): 10**5000})
+    obs, *_ = env.step("echo still fine")
+    assert obs["stdout"] == "still fine\n"
+    obs, _, terminated, _, info = env.step({"type": "submit"})
+    assert terminated and info["status"] == "submitted"
+    records = read_trajectory(Path(info["trajectory"]))
+    steps = [r for r in records if r["type"] == "step"]
+    assert len(steps) == len(BAD_STEP_INPUTS) + 2 and records[-1]["type"] == "footer"
+    assert all(len(str(r["action"])) <= 2000 for r in steps)
+    assert steps[0]["kind"] == "invalid" and "not valid Unicode" in steps[0]["message"]
+    assert "cannot be printed" in steps[9]["action"]  # the object whose repr raises, described
+    assert steps[len(BAD_STEP_INPUTS)]["policy"]["weird"]["text"] == "\ud800"  # kept as a JSON escape
+    env.close()
+
+
+# --- max_episode_steps is the graded step budget --------------------------------------------------------
+def test_gymnasium_max_episode_steps_is_the_graded_step_budget(tiny_prepared: str, home: Path) -> None:
+    env = gymnasium.make("mle_env/tiny-comp-v0", sandbox="local", max_episode_steps=2)
+    assert env.unwrapped.step_limit == 2 and env.spec.max_episode_steps == 2
+    obs, _ = env.reset()
+    assert "2 steps" in obs["task"] and int(obs["steps_left"]) == 2
+    env.step(perfect_submission_code(home))
+    obs, reward, terminated, truncated, info = env.step("echo last")
+    assert truncated and not terminated and info["status"] == "truncated"  # the env's own, graded truncation
+    assert info["grade"]["score"] == 1.0 and reward == 3.0
+    again = gymnasium.make(env.spec)  # the spec rebuilds the same graded budget
+    assert again.unwrapped.step_limit == 2
+    env.close()
+    again.close()
+
+
+def test_make_max_episode_steps_takes_the_smaller_budget(tiny_prepared: str) -> None:
+    env = mle_env.make(tiny_prepared, sandbox="local", step_limit=5, max_episode_steps=3)
+    assert env.unwrapped.step_limit == 3 and env.unwrapped.config.step_limit == 3
+    env.close()
+    env = mle_env.make(tiny_prepared, sandbox="local", step_limit=2, max_episode_steps=3)
+    assert env.unwrapped.step_limit == 2
+    env.reset()
+    env.step("true")
+    _, _, _, truncated, info = env.step("true")
+    assert truncated and info["status"] == "truncated" and info["grade"] is not None
+    env.close()
+    with pytest.raises(mle_env.errors.ConfigError, match="max_episode_steps must be a whole number"):
+        mle_env.make(tiny_prepared, sandbox="local", max_episode_steps=0)
+
+
+def test_disk_limit_is_derived_and_stated_in_the_task(tiny_prepared: str) -> None:
+    env = mle_env.make(tiny_prepared, sandbox="local")
+    assert env.unwrapped.limits.disk == 10 * 2**30  # tiny data: the 10 GiB floor
+    obs, _ = env.reset()
+    assert "You may write up to 10 GiB in all" in obs["task"]
+    env.close()
+    env = mle_env.make(tiny_prepared, sandbox="local", disk="512m", memory="1g")
+    assert env.unwrapped.limits.disk == 512 * 2**20 and env.unwrapped.limits.memory == 2**30
+    obs, _ = env.reset()
+    assert "You may write up to 512 MiB in all" in obs["task"]
+    env.close()
+
+
+# --- issue 10: an episode the agent's actions broke is the agent's result -------------------------------
+# The fake below is the only fake sandbox in these tests: it raises SandboxBroken / SandboxUnavailable on cue
+# so that MLEEnv's accounting can be checked on its own. That real sandboxes raise SandboxBroken when the
+# agent kills its worker, exhausts the process table or memory, etc. is tested with the real backends by the
+# sandbox and security tests (tests/security/ and the sandbox backends' own tests).
+class _BreakableSandbox(mle_env.sandbox.Sandbox):
+    kind = "local"
+
+    def __init__(self, copy_error: Exception | None = None) -> None:
+        self.files: dict[str, bytes] = {}
+        self.copy_error = copy_error
+        self.broken = False
+
+    def _start(self) -> mle_env.sandbox.SandboxInfo:
+        return mle_env.sandbox.SandboxInfo(kind=self.kind, workdir="/fake")
+
+    def exec(self, kind: str, code: str, timeout: float) -> mle_env.sandbox.ExecResult:
+        from mle_env.errors import SandboxBroken, SandboxUnavailable
+
+        if code == "break":
+            self.broken = True
+            raise SandboxBroken("the worker was killed from inside the sandbox")
+        if code == "vanish":
+            raise SandboxUnavailable("the container was removed")
+        if code.startswith("write "):
+            self.files["submission/submission.csv"] = code[len("write "):].encode()
+        return mle_env.sandbox.ExecResult(stdout="ok\n", stderr="", exit_code=0, timed_out=False)
+
+    def copy_out(self, path: str = "submission/submission.csv", max_bytes: int = 2**30) -> bytes | str | None:
+        if self.broken and self.copy_error is not None:
+            raise self.copy_error
+        return self.files.get(path)
+
+    def python_packages(self) -> dict[str, str]:
+        return {}
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def breakable(monkeypatch: pytest.MonkeyPatch) -> Callable[..., _BreakableSandbox]:
+    """Makes the next env's sandbox a _BreakableSandbox; returns a function that configures it."""
+    import mle_env.env as env_module
+
+    made: dict[str, _BreakableSandbox] = {}
+
+    def configure(copy_error: Exception | None = None) -> _BreakableSandbox:
+        made["sandbox"] = _BreakableSandbox(copy_error)
+        return made["sandbox"]
+
+    monkeypatch.setattr(env_module, "choose_backend", lambda kind, image: ("local", "a test sandbox"))
+    monkeypatch.setattr(env_module, "create_sandbox", lambda *args: made["sandbox"])
+    return configure
+
+
+def _perfect_csv(home: Path) -> str:
+    answers = pd.read_csv(home / "tiny-comp" / "prepared" / "private" / "test.csv")
+    return "id,target\n" + "".join(f"{i},{float(t)}\n" for i, t in zip(answers["id"], answers["target"], strict=True))
+
+
+def test_sandbox_broken_by_the_agent_ends_truncated_and_grades_the_submission(
+    tiny_prepared: str, home: Path, breakable: Callable[..., _BreakableSandbox]
+) -> None:
+    breakable()
+    env = mle_env.make(tiny_prepared)
+    env.reset()
+    env.step("write " + _perfect_csv(home))
+    obs, reward, terminated, truncated, info = env.step("break")
+    assert truncated and not terminated and info["status"] == "sandbox_broken"
+    assert "the sandbox broke: the worker was killed from inside" in obs["message"]
+    assert "submission present is graded" in obs["message"] and obs["action"] == "shell"
+    assert info["grade"]["status"] == "scored" and info["grade"]["score"] == 1.0 and reward == 3.0
+    footer = read_trajectory(Path(info["trajectory"]))[-1]
+    assert footer["type"] == "footer" and footer["status"] == "sandbox_broken" and footer["grade"]["score"] == 1.0
+    with pytest.raises(ResetNeeded):
+        env.step("ls")
+    env.close()
+
+
+def test_sandbox_broken_without_a_submission_is_graded_missing(
+    tiny_prepared: str, breakable: Callable[..., _BreakableSandbox]
+) -> None:
+    breakable()
+    env = mle_env.make(tiny_prepared)
+    env.reset()
+    _, reward, _, truncated, info = env.step({"type": "python", "code": "break"})
+    assert truncated and info["status"] == "sandbox_broken" and info["grade"]["status"] == "missing"
+    assert reward == 0.0
+    env.close()
+
+
+def test_sandbox_broken_and_then_unreachable_is_an_infra_error(
+    tiny_prepared: str, home: Path, breakable: Callable[..., _BreakableSandbox]
+) -> None:
+    from mle_env.errors import SandboxUnavailable
+
+    breakable(copy_error=SandboxUnavailable("the engine stopped answering"))
+    env = mle_env.make(tiny_prepared)
+    env.reset()
+    env.step("write " + _perfect_csv(home))
+    obs, reward, terminated, truncated, info = env.step("break")
+    assert truncated and not terminated and info["status"] == "infra_error"
+    assert info["grade"] is None and reward == 0.0 and "the engine stopped answering" in obs["message"]
+    env.close()
+
+
+def test_sandbox_broken_so_that_nothing_copies_out_is_an_unreadable_submission(
+    tiny_prepared: str, home: Path, breakable: Callable[..., _BreakableSandbox]
+) -> None:
+    from mle_env.errors import SandboxBroken
+
+    breakable(copy_error=SandboxBroken("its file system is gone"))
+    env = mle_env.make(tiny_prepared)
+    env.reset()
+    env.step("write " + _perfect_csv(home))
+    _, reward, _, truncated, info = env.step("break")
+    assert truncated and info["status"] == "sandbox_broken" and reward == 0.0
+    assert info["grade"]["status"] == "invalid" and "broken sandbox" in info["grade"]["invalid_reason"]
+    env.close()
+
+
+def test_sandbox_broken_during_validate_ends_the_episode_the_same_way(
+    tiny_prepared: str, breakable: Callable[..., _BreakableSandbox]
+) -> None:
+    from mle_env.errors import SandboxBroken
+
+    sandbox = breakable(copy_error=SandboxBroken("the worker is gone"))
+    env = mle_env.make(tiny_prepared)
+    env.reset()
+    sandbox.broken = True
+    obs, _, _, truncated, info = env.step({"type": "validate"})
+    assert truncated and info["status"] == "sandbox_broken" and obs["action"] == "validate"
+    assert info["grade"]["status"] == "invalid"
+    env.close()
+
+
+def test_sandbox_gone_is_an_infra_error(tiny_prepared: str, breakable: Callable[..., _BreakableSandbox]) -> None:
+    breakable()
+    env = mle_env.make(tiny_prepared)
+    env.reset()
+    obs, reward, terminated, truncated, info = env.step("vanish")
+    assert truncated and info["status"] == "infra_error" and info["grade"] is None and reward == 0.0
+    assert "infrastructure error: the container was removed" in obs["message"]
     env.close()

@@ -17,7 +17,7 @@ from conftest import raw_dir
 
 from mle_env.competition.registry import get_spec
 from mle_env.grading.grader import Grader
-from mle_env.grading.validation import InvalidSubmission, validate_submission
+from mle_env.grading.validation import MAX_REASON, InvalidSubmission, cap_reason, validate_submission
 from mle_env.prepare.runner import prepare
 
 
@@ -86,6 +86,14 @@ def corpus(g: Grader, tmp: Path) -> dict[str, tuple[Path, str]]:
     add("json-not-csv", '{"id": ["a"], "target": [0.5]}', "missing")
     add("semicolons", csv_text(good).replace(",", ";"), "missing")
     add("not-csv-suffix", csv_text(good), "not a .csv file", filename="submission.txt")
+    # values the reason quotes are cut: a 10 MB cell, id or column name is never echoed whole
+    add("10mb-cell", first_cell("x" * 10_000_000), "must be numeric but holds 'xxxx")
+    add("10mb-id", csv_text(good.assign(id=["y" * 10_000_000] + ids[1:])), "(10,000,000 characters)")
+    add("10mb-column", csv_text(good.assign(**{"z" * 10_000_000: 1})), "header row is not valid CSV")
+    add("100k-column", csv_text(good.assign(**{"z" * 100_000: 1})), "unexpected column(s) 'zzzz")
+    add("100k-missing-column", csv_text(good[["id"]].assign(**{"T" * 100_000: 1})), "missing 1 column(s)")
+    add("many-repeated-columns", ",".join(["id", "target"] + [f"c{i}" for i in range(5000)] * 2) + "\n",
+        "repeats column(s)")
     # a 3 GB sparse file: the size is checked before anything is read
     big = tmp / "multi-gb"
     big.mkdir()
@@ -116,6 +124,7 @@ def test_every_malformed_submission_is_invalid_with_a_reason(tiny: Grader, tmp_p
         assert report.status in ("invalid", "missing"), (name, report.status)
         assert not report.valid_submission, name
         assert report.invalid_reason and "\n" not in report.invalid_reason, name
+        assert len(report.invalid_reason) <= MAX_REASON, (name, len(report.invalid_reason))
         assert phrase in report.invalid_reason, (name, report.invalid_reason)
         assert report.gold_threshold is not None, name  # thresholds are reported all the same
         assert tiny.validate(path) != "valid", name
@@ -234,3 +243,9 @@ def test_no_leaderboard_still_scores_and_says_why_no_medal(
     assert report.status == "scored" and report.score is not None
     assert report.gold_threshold is None and not report.any_medal
     assert "no medal can be computed" in report.leaderboard_note
+
+
+def test_reasons_are_one_line_and_capped() -> None:
+    reason = InvalidSubmission("column 'x' holds " + "y" * 1_000_000 + "\n and more").reason
+    assert len(reason) == MAX_REASON and reason.endswith("...") and "\n" not in reason
+    assert cap_reason("short\n  reason") == "short reason"

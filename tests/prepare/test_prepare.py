@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import raw_dir
+from conftest import raw_dir, require_import
 
 from mle_env.competition.registry import get_spec
 from mle_env.errors import ChecksumMismatch, LeaderboardError, PrepareError
@@ -267,11 +267,26 @@ def test_kaggle_without_credentials_names_them(tiny: Path, home: Path, monkeypat
 
 
 def test_kaggle_unreachable_is_reported(tiny: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("kaggle.api.kaggle_api_extended")
+    # CI (MLE_ENV_REQUIRE_KAGGLE=1) fails here when the kaggle extra does not import, e.g. an undeclared dependency
+    require_import("kaggle.api.kaggle_api_extended", "pip install 'mle-env[kaggle]'", "MLE_ENV_REQUIRE_KAGGLE")
     monkeypatch.setenv("KAGGLE_USERNAME", "someone")
     monkeypatch.setenv("KAGGLE_KEY", "0" * 32)
     with pytest.raises(PrepareError, match="kaggle: cannot download 'tiny-comp' from Kaggle"):
         prepare("tiny")
+
+
+def test_kaggle_import_failure_is_shown_with_the_install_hint(tiny: Path, home: Path,
+                                                              monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    from mle_env.cli import main
+
+    monkeypatch.setenv("KAGGLE_USERNAME", "someone")
+    monkeypatch.setenv("KAGGLE_KEY", "0" * 32)
+    monkeypatch.setitem(sys.modules, "kaggle.api.kaggle_api_extended", None)  # makes the import raise
+    assert main(["prepare", "tiny", "--source", "kaggle"]) == 1
+    out = capsys.readouterr().out
+    assert "pip install 'mle-env[kaggle]'" in out, out  # not eaten as rich markup
+    assert "ModuleNotFoundError: import of kaggle.api.kaggle_api_extended halted" in out, out  # the real error
 
 
 def test_kaggle_refusal_points_at_the_rules() -> None:
@@ -315,3 +330,129 @@ def test_leaderboard_sources(tiny: Path, home: Path, tmp_path: Path, monkeypatch
     pd.DataFrame({"points": [1]}).to_csv(bad, index=False)
     with pytest.raises(LeaderboardError, match="no 'score' column"):
         prepare("tiny", leaderboard=bad)
+
+
+# --- issue 10: prepared data is checked against its manifest before it is used ---------------------------
+def _answers(home: Path) -> Path:
+    return home / "tiny-comp" / "prepared" / "private" / "test.csv"
+
+
+def _rewrite(path: Path, data: bytes, keep_mtime: bool = False) -> None:
+    before = path.stat()
+    path.chmod(before.st_mode | stat.S_IWUSR)
+    path.write_bytes(data)
+    if keep_mtime:
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def _reseal(paths: CompetitionPaths) -> None:
+    """Rewrite the manifest to match the files as they are now (as if prepare itself had written them)."""
+    manifest = json.loads(paths.manifest.read_text())
+    for rel in manifest["sha256"]:
+        manifest["sha256"][rel] = sha256_file(paths.prepared / rel)
+        manifest["stat"][rel] = [(paths.prepared / rel).stat().st_size, (paths.prepared / rel).stat().st_mtime_ns]
+    paths.manifest.write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize(("damage", "phrase"), [
+    (lambda p: _rewrite(p, b""), "private/test.csv is 0 bytes, but was"),
+    (lambda p: _rewrite(p, p.read_bytes()[: len(p.read_bytes()) // 2]), "private/test.csv is"),
+    (lambda p: _rewrite(p, bytes(len(p.read_bytes())), keep_mtime=True), "does not have the sha256"),
+    (lambda p: _rewrite(p, b"\xff\xfe garbage" + p.read_bytes()[10:]), "does not have the sha256"),
+    (lambda p: p.unlink(), "private/test.csv is missing"),
+    (lambda p: _rewrite(p.parents[1] / "manifest.json", b"{not json"), "manifest.json cannot be read"),
+    (lambda p: _rewrite(p.parents[1] / "manifest.json", b'{"version": 0}'), "lists no sha256 checksums"),
+])
+def test_damaged_prepared_data_is_one_line_with_the_command(tiny: Path, home: Path, damage: Callable[[Path], None],
+                                                           phrase: str) -> None:
+    from mle_env.errors import NotPrepared
+    from mle_env.grading.grader import grade
+
+    prepare("tiny", raw_dir=raw_dir(tiny))
+    damage(_answers(home))
+    with pytest.raises(NotPrepared) as raised:
+        Grader(get_spec("tiny"))
+    message = str(raised.value)
+    assert phrase in message and "run `mle-env prepare tiny-comp --force` to rebuild it" in message
+    assert "\n" not in message
+    with pytest.raises(NotPrepared, match="--force"):
+        grade("tiny", home / "whatever.csv")
+    from mle_env.cli import main
+
+    assert main(["grade", "tiny", str(home / "whatever.csv")]) == 2  # one `error:` line, not a traceback
+    import mle_env
+
+    with pytest.raises(NotPrepared, match="--force"):
+        mle_env.make("tiny", sandbox="local")
+
+
+def test_answers_that_match_the_manifest_but_cannot_be_read_are_not_blamed_on_the_submission(
+    tiny: Path, home: Path
+) -> None:
+    from mle_env.errors import NotPrepared
+
+    prepare("tiny", raw_dir=raw_dir(tiny))
+    paths = CompetitionPaths("tiny-comp")
+    for data, phrase in [(b"", "No columns to parse"), (b"\x00\x01\x02 binary", "cannot be used"),
+                         (b"wrong,header\n1,2\n", "no column(s) 'id', 'target'"), (b"id,target\n", "no rows")]:
+        _rewrite(_answers(home), data)
+        _reseal(paths)
+        with pytest.raises(NotPrepared) as raised:
+            Grader(get_spec("tiny"))
+        assert "the answers (private/test.csv) cannot be used" in str(raised.value)
+        assert phrase in str(raised.value) and "--force" in str(raised.value)
+
+
+def test_a_changed_public_file_is_caught_and_an_unchanged_one_not_rehashed(
+    tiny: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mle_env import paths as paths_module
+    from mle_env.errors import NotPrepared
+
+    prepare("tiny", raw_dir=raw_dir(tiny))
+    manifest = json.loads(CompetitionPaths("tiny-comp").manifest.read_text())
+    assert set(manifest["stat"]) == set(manifest["sha256"])  # size and mtime of every output
+    hashed: list[str] = []
+    real = paths_module.sha256_file
+    monkeypatch.setattr(paths_module, "sha256_file", lambda p: hashed.append(Path(p).name) or real(p))
+    Grader(get_spec("tiny"))
+    assert hashed == ["test.csv"]  # only the answers: public files match their recorded size and mtime
+    Grader(get_spec("tiny"))
+    assert hashed == ["test.csv"]  # once per process: the second check only compares sizes and mtimes
+    train = home / "tiny-comp" / "prepared" / "public" / "train.csv"
+    data = train.read_bytes()
+    _rewrite(train, data.replace(b"r0", b"x0", 1))  # same size, new mtime
+    paths_module._VERIFIED.clear()
+    with pytest.raises(NotPrepared, match="public/train.csv .* does not have the sha256"):
+        Grader(get_spec("tiny"))
+
+
+def test_answers_changed_after_a_check_are_checked_again(tiny: Path, home: Path) -> None:
+    from mle_env.errors import NotPrepared
+
+    prepare("tiny", raw_dir=raw_dir(tiny))
+    Grader(get_spec("tiny"))
+    _rewrite(_answers(home), _answers(home).read_bytes()[:40])
+    with pytest.raises(NotPrepared, match="private/test.csv is 40 bytes"):
+        Grader(get_spec("tiny"))
+
+
+def test_prepare_rebuilds_damaged_data_without_force(tiny: Path, home: Path) -> None:
+    prepare("tiny", raw_dir=raw_dir(tiny))
+    good = _answers(home).read_bytes()
+    _rewrite(_answers(home), b"")
+    lines: list[str] = []
+    result = prepare("tiny", raw_dir=raw_dir(tiny), log=lines.append)
+    assert result.status == "prepared" and _answers(home).read_bytes() == good
+    assert any("rebuilding" in line and "is damaged" in line for line in lines)
+    assert prepare("tiny", raw_dir=raw_dir(tiny)).status == "already-prepared"
+
+
+def test_damaged_data_in_another_home_names_it_in_the_command(tiny: Path, tmp_path: Path) -> None:
+    from mle_env.errors import NotPrepared
+
+    other = tmp_path / "elsewhere"
+    prepare("tiny", raw_dir=raw_dir(tiny), home=other)
+    _rewrite(other / "tiny-comp" / "prepared" / "private" / "test.csv", b"")
+    with pytest.raises(NotPrepared, match=f"run `MLE_ENV_HOME={other} mle-env prepare tiny-comp --force`"):
+        Grader(get_spec("tiny"), other)

@@ -1,75 +1,14 @@
-"""Fixtures and helpers of the attack suite (imported by each test module, like tests/llm_fixture.py).
-
-Every test runs on the docker sandbox and on the isolated local one (bubblewrap), never
-on the unisolated backend. In CI (MLE_ENV_REQUIRE_DOCKER=1, MLE_ENV_REQUIRE_BWRAP=1) nothing here may skip.
-
-Hostile actions (``kill -9 -1``, fork bombs, disk fills) run only inside those sandboxes; the tests check
-that the host is untouched (a sentinel process of the host's stays alive) and that the episode goes on.
+"""Helpers of the attack suite. Its fixtures (open_env, sentinel, backend) are in tests/conftest.py; every
+test runs on the docker sandbox and on the isolated local one, never on the unisolated backend, and in CI
+(MLE_ENV_REQUIRE_DOCKER=1, MLE_ENV_REQUIRE_BWRAP=1) nothing in it may skip. Hostile actions run only inside
+those sandboxes; the tests check that the host is untouched and that the episode goes on.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
-import sys
-from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
-
-import pytest
-
-import mle_env
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import require  # noqa: E402 - tests/conftest.py, as the other test folders import it
-
-
-@pytest.fixture(scope="session")
-def bwrap_ready() -> None:
-    from mle_env.errors import PrerequisiteError
-    from mle_env.sandbox.local import require_bubblewrap
-
-    try:
-        require_bubblewrap()
-    except PrerequisiteError as e:
-        require(False, f"no bubblewrap: {e}", "MLE_ENV_REQUIRE_BWRAP")
-
-
-@pytest.fixture(params=["docker", "local"])
-def kind(request: pytest.FixtureRequest) -> str:
-    """The isolating backends: docker (needs the engine and image) and local (needs bubblewrap)."""
-    request.getfixturevalue("docker_engine" if request.param == "docker" else "bwrap_ready")
-    return request.param
-
-
-@pytest.fixture
-def open_env(kind: str, tiny_prepared: str) -> Iterator[Callable[..., Any]]:
-    """``open_env(**options)``: a reset env on this backend; every one is closed after the test."""
-    made = []
-
-    def factory(**options: Any) -> Any:
-        env = mle_env.make(tiny_prepared, sandbox=kind, **{"memory": "512m", **options})
-        made.append(env)
-        env.reset()
-        return env
-
-    yield factory
-    for env in made:
-        env.close()
-
-
-@pytest.fixture
-def env(open_env: Callable[..., Any]) -> Any:
-    return open_env()
-
-
-@pytest.fixture
-def sentinel() -> Iterator[subprocess.Popen[bytes]]:
-    """A process of the host's, as the test's user, that an attack from inside must not reach."""
-    proc = subprocess.Popen(["sleep", "3600"], start_new_session=True)
-    yield proc
-    proc.kill()
-    proc.wait()
 
 
 def host_alive(proc: subprocess.Popen[bytes]) -> bool:

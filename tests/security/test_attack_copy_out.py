@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hostile import bwrap_ready, kind, open_env, shell  # noqa: F401 - fixtures
+from hostile import shell
 
 CASES = {
     "link-to-etc-passwd": ("ln -sf /etc/passwd submission/submission.csv", "symbolic link"),

@@ -7,19 +7,11 @@ import subprocess
 import sys
 import time
 
-from hostile import (  # noqa: F401 - fixtures
-    bwrap_ready,
-    env,
-    host_alive,
-    kind,
-    open_env,
-    sentinel,
-    shell,
-    still_works,
-)
+from hostile import host_alive, shell, still_works
 
 
-def test_kill_minus_one_leaves_the_host_alive_and_the_episode_running(env, sentinel) -> None:
+def test_kill_minus_one_leaves_the_host_alive_and_the_episode_running(open_env, sentinel) -> None:
+    env = open_env()
     host_python = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
     try:
         env.step({"type": "shell", "code": "kill -9 -1; echo after", "timeout": 30})
@@ -47,7 +39,8 @@ def host_processes(pattern: str) -> list[str]:
 def test_background_and_setsid_processes_do_not_outlive_close(open_env) -> None:
     env = open_env()
     shell(env, "nohup sleep 4321 >/dev/null 2>&1 & setsid sleep 4322 >/dev/null 2>&1 < /dev/null &"
-               " setsid bash -c 'while true; do sleep 1; done; : 4323' >/dev/null 2>&1 < /dev/null & sleep 0.5; echo started")
+               " setsid bash -c 'while true; do sleep 1; done; : 4323' >/dev/null 2>&1 < /dev/null &"
+               " sleep 0.5; echo started")
     assert len(host_processes("sleep 432")) == 2
     env.close()
     time.sleep(0.5)

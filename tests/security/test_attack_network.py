@@ -6,7 +6,7 @@ import socket
 import subprocess
 import threading
 
-from hostile import bwrap_ready, env, kind, open_env, python  # noqa: F401 - fixtures
+from hostile import python
 
 
 def host_addresses() -> list[str]:
@@ -14,7 +14,8 @@ def host_addresses() -> list[str]:
     return [a for a in out if ":" not in a][:2]
 
 
-def test_no_connection_reaches_the_host_and_no_name_resolves(env) -> None:
+def test_no_connection_reaches_the_host_and_no_name_resolves(open_env) -> None:
+    env = open_env()
     server = socket.socket()
     server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     server.bind(("0.0.0.0", 0))

@@ -3,10 +3,11 @@ and no reaching the worker that supervises the sandbox (signal, ptrace, its file
 
 from __future__ import annotations
 
-from hostile import bwrap_ready, env, kind, open_env, python, shell, still_works  # noqa: F401 - fixtures
+from hostile import python, shell, still_works
 
 
-def test_no_way_to_gain_privileges_or_write_outside_the_workspace(env) -> None:
+def test_no_way_to_gain_privileges_or_write_outside_the_workspace(open_env) -> None:
+    env = open_env()
     obs = shell(env, (
         "id -u; grep -E '^(CapEff|NoNewPrivs)' /proc/self/status;"
         " sudo -n true 2>/dev/null && echo SUDO;"
@@ -43,10 +44,11 @@ print(len(workers), results)
 """
 
 
-def test_the_worker_cannot_be_traced_signalled_or_written_to(env, kind: str) -> None:
+def test_the_worker_cannot_be_traced_signalled_or_written_to(open_env, backend: str) -> None:
+    env = open_env()
     obs = python(env, PTRACE)
     count, _, results = obs["stdout"].strip().partition(" ")
-    if kind == "local":  # the worker is on the host, outside the sandbox's PID namespace: not even visible
+    if backend == "local":  # the worker is on the host, outside the sandbox's PID namespace: not even visible
         assert count == "0", obs["stdout"]
     else:  # visible in the container, but root's
         assert count == "1" and results == "['ptrace:EPERM', 'kill:PermissionError', 'fd:PermissionError']", obs

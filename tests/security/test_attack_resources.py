@@ -5,17 +5,7 @@ from __future__ import annotations
 
 import resource
 
-from hostile import (  # noqa: F401 - fixtures
-    bwrap_ready,
-    env,
-    host_alive,
-    kind,
-    open_env,
-    python,
-    sentinel,
-    shell,
-    still_works,
-)
+from hostile import host_alive, python, shell, still_works
 
 
 def test_a_fork_bomb_is_held_and_the_episode_goes_on(open_env, sentinel) -> None:
@@ -40,7 +30,8 @@ def test_a_memory_blow_up_kills_the_program_only(open_env, sentinel) -> None:
     assert host_alive(sentinel)
 
 
-def test_endless_loops_time_out(env) -> None:
+def test_endless_loops_time_out(open_env) -> None:
+    env = open_env()
     obs = shell(env, "while true; do :; done", timeout=2)
     assert obs["timed_out"] and "timed out after 2s" in obs["message"]
     obs = python(env, "x = 1\nwhile True:\n    pass", timeout=2)
@@ -48,9 +39,11 @@ def test_endless_loops_time_out(env) -> None:
     still_works(env)
 
 
-def test_floods_of_output_are_capped_on_both_sides(env) -> None:
+def test_floods_of_output_are_capped_on_both_sides(open_env) -> None:
+    env = open_env()
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    obs = shell(env, "head -c 50000000 /dev/zero | tr '\\0' a; head -c 30000000 /dev/zero | tr '\\0' b >&2", timeout=120)
+    flood = "head -c 50000000 /dev/zero | tr '\\0' a; head -c 30000000 /dev/zero | tr '\\0' b >&2"
+    obs = shell(env, flood, timeout=120)
     assert len(obs["stdout"]) < 40_000 and "bytes of output cut" in obs["stdout"]
     assert len(obs["stderr"]) < 40_000 and "bytes of output cut" in obs["stderr"]
     obs = python(env, "print('x' * 20_000_000)", timeout=120)
@@ -63,10 +56,11 @@ def test_floods_of_output_are_capped_on_both_sides(env) -> None:
 def test_a_disk_fill_is_stopped_at_the_limit_and_the_submission_survives(open_env) -> None:
     env = open_env(disk="64m")
     shell(env, "cp data/sample_submission.csv submission/submission.csv")
-    obs = shell(env, "dd if=/dev/zero of=code/big bs=1M count=500 2>&1 | tail -1; echo rc=${PIPESTATUS[0]}", timeout=120)
-    assert "rc=0" not in obs["stdout"], obs
-    obs = shell(env, "for i in $(seq 1 30); do head -c 9000000 /dev/zero > /tmp/f$i || break; sleep 0.1; done; echo done",
+    obs = shell(env, "dd if=/dev/zero of=code/big bs=1M count=500 2>&1 | tail -1; echo rc=${PIPESTATUS[0]}",
                 timeout=120)
+    assert "rc=0" not in obs["stdout"], obs
+    obs = shell(env, "for i in $(seq 1 30); do head -c 9000000 /dev/zero > /tmp/f$i || break; sleep 0.1; done;"
+                     " echo done", timeout=120)
     assert "disk limit" in obs["message"] and "exceeded" in obs["message"], obs
     obs = shell(env, "du -sm --apparent-size /tmp code | awk '{s+=$1} END {print s}'")
     assert int(obs["stdout"]) <= 64 + 32, obs  # near the limit the watchdog looks ten times a second

@@ -6,7 +6,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from hostile import bwrap_ready, env, kind, open_env, shell  # noqa: F401 - fixtures
+from hostile import shell
 
 
 def test_answers_host_files_and_host_environment_stay_out_of_reach(
@@ -19,7 +19,8 @@ def test_answers_host_files_and_host_environment_stay_out_of_reach(
         monkeypatch.setenv(name, canary)
     env = open_env()
     obs = shell(env, (
-        f"echo contents=$(grep -rl {canary} /home /tmp /etc /opt /root /var /run /srv /mnt /usr/local 2>/dev/null | wc -l);"
+        f"echo contents=$(grep -rl {canary} /home /tmp /etc /opt /root /var /run /srv /mnt /usr/local 2>/dev/null"
+        " | wc -l);"
         " echo names=$(find / -xdev \\( -name canary.txt -o -name host-secret.txt -o -name private \\)"
         " -not -path '/proc/*' 2>/dev/null | wc -l);"
         f" echo environ=$(cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c {canary});"
@@ -30,9 +31,11 @@ def test_answers_host_files_and_host_environment_stay_out_of_reach(
     assert values == {"contents": "0", "names": "0", "environ": "0", "env": "0", "mounts": "0", "home": "0"}, obs
 
 
-def test_the_public_data_is_there_and_read_only(env) -> None:
+def test_the_public_data_is_there_and_read_only(open_env) -> None:
+    env = open_env()
     before = shell(env, "md5sum data/train.csv")["stdout"]
-    obs = shell(env, "touch data/x; echo more >> data/train.csv; rm -f data/train.csv; chmod 777 data/train.csv; ls data")
+    obs = shell(env, "touch data/x; echo more >> data/train.csv; rm -f data/train.csv; chmod 777 data/train.csv;"
+                     " ls data")
     assert (obs["stdout"] + obs["stderr"]).count("Read-only file system") >= 3, obs
     assert "train.csv" in obs["stdout"] and "x" not in obs["stdout"].split()
     assert shell(env, "md5sum data/train.csv")["stdout"] == before

@@ -1,0 +1,120 @@
+"""The isolated local sandbox (bubblewrap) and the choice of backend: what it shows, the limits it enforces
+and says it enforces, whose fault a dead sandbox is, and that nothing falls back to running unisolated."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+import mle_env
+from mle_env.errors import PrerequisiteError, SandboxUnavailable
+from mle_env.sandbox import choose_backend
+from mle_env.sandbox.base import SandboxLimits
+from mle_env.sandbox.local import LocalSandbox, require_bubblewrap
+
+
+@pytest.fixture
+def sandbox(bwrap_ready: None, tmp_path: Path):
+    public = tmp_path / "public"
+    public.mkdir()
+    (public / "train.csv").write_text("id,x\n1,2\n")
+    box = LocalSandbox(public, SandboxLimits(cpus=1, memory="512m", disk=2**30))
+    box.start()
+    yield box
+    box.close()
+
+
+def test_the_workspace_layout_and_what_it_runs_as(sandbox: LocalSandbox) -> None:
+    r = sandbox.exec("shell", "pwd; id -un; ls; echo $HOME; python3 -c 'import sklearn, numpy; print(\"ok\")'", 60)
+    lines = r.stdout.split()
+    assert lines[:2] == ["/home", "agent"] and {"data", "submission", "code", "logs"} <= set(lines)
+    assert "/home/agent" in lines and lines[-1] == "ok", r
+
+
+def test_info_says_which_limits_are_enforced_and_how(sandbox: LocalSandbox, bwrap_ready: None) -> None:
+    r = sandbox.exec("shell", "echo $$; ulimit -f", 30)
+    inner_pid, blocks = r.stdout.split()
+    enforced = sandbox.enforced
+    assert set(enforced) == {"memory", "pids", "cpu", "disk"}
+    if os.geteuid() == 0:  # root may create cgroups: then they carry the limits
+        assert enforced["memory"] == enforced["pids"] == enforced["cpu"] == "cgroup"
+        limits = {p.name: p.read_text().strip() for group in sandbox.cgroups for p in group.iterdir()
+                  if p.name in ("memory.limit_in_bytes", "memory.max", "pids.max", "cpu.cfs_quota_us", "cpu.max")}
+        assert str(512 * 2**20) in limits.values() and "1024" in limits.values(), limits
+    assert enforced["disk"] == "watchdog + RLIMIT_FSIZE"
+    assert blocks == str(2**30 // 1024)  # bash's ulimit -f counts KiB
+
+
+def test_the_cpu_and_memory_limits_hold(sandbox: LocalSandbox) -> None:
+    if sandbox.enforced["memory"] != "cgroup":
+        pytest.skip("cgroups are not available to this user; the rlimit fallback is covered by the attack suite")
+    r = sandbox.exec("python", "b = bytearray(1024 ** 3)\nb[::4096] = b'x' * len(b[::4096])", 60)
+    assert "killed by signal 9" in r.note
+    code = "import time\nt = time.time()\nc = time.process_time()\nwhile time.time() - t < 1.5: pass\n" \
+           "print(round((time.process_time() - c) / (time.time() - t), 2))"
+    share = float(sandbox.exec("python", code, 60).stdout)
+    assert share <= 1.15, share  # one core's worth of CPU time per wall second
+
+
+def test_the_workspace_on_the_host_is_not_the_hosts_root(sandbox: LocalSandbox) -> None:
+    sandbox.exec("shell", "echo x > code/made-inside", 30)
+    made = Path(sandbox.base) / "home" / "code" / "made-inside"
+    owner = made.stat().st_uid
+    assert owner == (65534 if os.geteuid() == 0 else os.geteuid())
+
+
+def test_a_sandbox_killed_from_outside_is_an_infrastructure_error(sandbox: LocalSandbox) -> None:
+    os.killpg(sandbox.process.pid, signal.SIGKILL)
+    sandbox.process.wait()
+    with pytest.raises(SandboxUnavailable, match="ended from outside"):
+        sandbox.exec("shell", "echo hi", 30)
+    assert sandbox.copy_out("data/train.csv", 1000) == b"id,x\n1,2\n"
+
+
+def test_gpus_without_devices_is_a_clear_error(bwrap_ready: None, tmp_path: Path) -> None:
+    if list(Path("/dev").glob("nvidia*")):
+        pytest.skip("this machine has NVIDIA devices")
+    box = LocalSandbox(tmp_path, SandboxLimits(gpus="all"))
+    with pytest.raises(PrerequisiteError, match="no /dev/nvidia"):
+        box.start()
+    assert box.base is None and box.process is None  # start cleaned up after itself
+
+
+def test_auto_never_falls_back_to_an_unisolated_sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no engine answering and no bubblewrap on PATH, auto raises and names what to install."""
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    require_bubblewrap.cache_clear()
+    try:
+        with pytest.raises(PrerequisiteError) as error:
+            choose_backend("auto", "mle-env-agent:cpu")
+    finally:
+        require_bubblewrap.cache_clear()
+    message = str(error.value)
+    assert "no Docker engine" in message and "bubblewrap" in message and "unisolated" in message
+
+
+def test_auto_picks_docker_then_the_isolated_local_sandbox(bwrap_ready: None, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
+    kind, reason = choose_backend("auto", "mle-env-agent:cpu")
+    assert kind == "local" and "bubblewrap" in reason
+
+
+def test_the_unisolated_backend_refuses_root_unless_told(tiny_prepared: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("the refusal is for root")
+    monkeypatch.delenv("MLE_ENV_ALLOW_UNISOLATED_ROOT", raising=False)
+    env = mle_env.make(tiny_prepared, sandbox="unisolated")
+    with pytest.raises(PrerequisiteError, match="MLE_ENV_ALLOW_UNISOLATED_ROOT"):
+        env.reset()
+    env.close()
+    monkeypatch.setenv("MLE_ENV_ALLOW_UNISOLATED_ROOT", "1")
+    env = mle_env.make(tiny_prepared, sandbox="unisolated")
+    obs, info = env.reset()
+    assert info["sandbox"] == "unisolated"
+    assert env.step("echo hi")[0]["stdout"] == "hi\n"
+    env.close()
