@@ -156,6 +156,14 @@ class Sandbox(abc.ABC):
         """
 
     @abc.abstractmethod
+    def copy_tree(self, path: str, max_bytes: int) -> bytes:
+        """A tar archive of the regular files under ``path`` (relative to the working directory, e.g.
+        ``code``), names relative to ``path``, at most ``max_bytes`` of file content: links, pipes and
+        devices are left out, and files past the cap too (the archive then holds ``TRUNCATED.txt`` saying
+        how much was left out). An empty archive when there is no such folder; never raises for what the
+        agent put there (SandboxUnavailable only when the sandbox itself is gone)."""
+
+    @abc.abstractmethod
     def python_packages(self) -> dict[str, str]:
         """Name -> version of the Python distributions the sandbox's interpreter can import."""
 

@@ -37,6 +37,7 @@ from mle_env.sandbox.base import (
     parse_bytes,
 )
 from mle_env.sandbox.channel import DockerStreamTransport, WorkerClient
+from mle_env.sandbox.files import TreeArchive
 from mle_env.sandbox.images import DEFAULT_IMAGE, docker_client
 
 LABEL = "mle-env"
@@ -215,6 +216,33 @@ class DockerSandbox(Sandbox):
             extracted = tar.extractfile(member)
             return extracted.read(max_bytes + 1) if extracted is not None else None
 
+    def copy_tree(self, path: str, max_bytes: int) -> bytes:
+        import docker
+
+        archive = TreeArchive(max_bytes)
+        if self.container is None or ".." in Path(path).parts:
+            return archive.finish()
+        try:
+            stream, _ = self.container.get_archive(f"{WORKDIR}/{path}")
+        except docker.errors.NotFound:
+            return archive.finish()
+        except docker.errors.APIError as e:
+            raise SandboxUnavailable(f"cannot copy {path} out: {e} ({self._container_state()})") from e
+        # the engine sends the folder as a tar (links as links); read it as a stream, keeping regular files
+        with tarfile.open(fileobj=_ChunkReader(stream), mode="r|") as tar:
+            for member in tar:
+                if not member.isfile():
+                    continue
+                name = member.name.split("/", 1)[1] if "/" in member.name else ""
+                if not name:
+                    continue
+                if member.size > archive.left:
+                    archive.skip(member.size)
+                    continue
+                extracted = tar.extractfile(member)
+                archive.add(name, extracted.read() if extracted is not None else b"", member.mtime)
+        return archive.finish()
+
     def python_packages(self) -> dict[str, str]:
         key = self.image_id or self.image
         if key not in _PACKAGES:
@@ -249,6 +277,28 @@ class DockerSandbox(Sandbox):
         if self.client is not None:
             self.client.close()
             self.client = None
+
+
+class _ChunkReader(io.RawIOBase):
+    """A readable file over the engine's iterator of archive chunks (so a big folder is never held whole)."""
+
+    def __init__(self, chunks: Any) -> None:
+        self.chunks = iter(chunks)
+        self.pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self.pending:
+            try:
+                self.pending = next(self.chunks)
+            except StopIteration:
+                return 0
+        n = min(len(buffer), len(self.pending))
+        buffer[:n] = self.pending[:n]
+        self.pending = self.pending[n:]
+        return n
 
 
 def _bootstrap_tar() -> bytes:

@@ -1,4 +1,4 @@
-"""Reading one file out of a workspace folder on the host, whatever the agent put at its path.
+"""Reading files out of a workspace folder on the host, whatever the agent put at their paths.
 
 The walk opens every component relative to the one before with ``O_NOFOLLOW``, so a symbolic link anywhere
 on the path (to /etc/passwd, to the private answers) is refused, and nothing can be swapped in between a
@@ -7,8 +7,11 @@ check and the read. Named pipes, devices and folders are refused without blockin
 
 from __future__ import annotations
 
+import io
 import os
 import stat
+import tarfile
+import time
 from pathlib import Path
 
 
@@ -60,3 +63,72 @@ def read_workspace_file(root: Path, path: str, max_bytes: int) -> bytes | str | 
         return data
     finally:
         os.close(fd)
+
+
+class TreeArchive:
+    """A tar archive of regular files built under a byte cap (see ``Sandbox.copy_tree``)."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.buffer = io.BytesIO()
+        self.tar = tarfile.open(fileobj=self.buffer, mode="w")
+        self.left = max_bytes
+        self.skipped_files = 0
+        self.skipped_bytes = 0
+
+    def add(self, name: str, data: bytes, mtime: float | None = None) -> None:
+        if len(data) > self.left:
+            self.skipped_files += 1
+            self.skipped_bytes += len(data)
+            return
+        self.left -= len(data)
+        info = tarfile.TarInfo(name)
+        info.size, info.mode, info.mtime = len(data), 0o644, mtime or time.time()
+        self.tar.addfile(info, io.BytesIO(data))
+
+    def skip(self, size: int) -> None:
+        self.skipped_files += 1
+        self.skipped_bytes += size
+
+    def finish(self) -> bytes:
+        if self.skipped_files:
+            note = (f"{self.skipped_files} file(s), {self.skipped_bytes} bytes, were left out: over the size cap\n")
+            self.left = len(note)
+            self.add("TRUNCATED.txt", note.encode())
+        self.tar.close()
+        return self.buffer.getvalue()
+
+
+def archive_workspace_tree(root: Path, path: str, max_bytes: int) -> bytes:
+    """``Sandbox.copy_tree`` for a workspace on the host: a walk by file descriptors that never follows a
+    link and never blocks on a pipe."""
+    archive = TreeArchive(max_bytes)
+    parts = [p for p in Path(path).parts if p not in ("", ".")]
+    if ".." in parts or Path(path).is_absolute():
+        return archive.finish()
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+        for part in parts:
+            next_fd = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = next_fd
+    except OSError:
+        return archive.finish()
+    try:
+        for folder, _dirs, files, dir_fd in os.fwalk(".", dir_fd=fd, follow_symlinks=False):
+            for name in sorted(files):
+                try:
+                    file_fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+                except OSError:
+                    continue
+                with os.fdopen(file_fd, "rb") as f:
+                    st = os.fstat(f.fileno())
+                    if not stat.S_ISREG(st.st_mode):
+                        continue
+                    if st.st_size > archive.left:
+                        archive.skip(st.st_size)
+                        continue
+                    archive.add(os.path.normpath(os.path.join(folder, name)), f.read(archive.left + 1)[: st.st_size],
+                                st.st_mtime)
+    finally:
+        os.close(fd)
+    return archive.finish()

@@ -48,7 +48,7 @@ from mle_env.sandbox.base import (
     parse_bytes,
 )
 from mle_env.sandbox.channel import PipeTransport, StderrTail, WorkerClient
-from mle_env.sandbox.files import read_workspace_file
+from mle_env.sandbox.files import TreeArchive, archive_workspace_tree, read_workspace_file
 
 WORKDIR = "/home"
 WORKER_INSIDE = "/opt/mle-env/worker.py"
@@ -317,6 +317,11 @@ class LocalSandbox(Sandbox):
         if parts and parts[0] == "data":
             return read_workspace_file(self.public_dir, str(Path(*parts[1:])) if len(parts) > 1 else ".", max_bytes)
         return read_workspace_file(self.base / "home", path, max_bytes)
+
+    def copy_tree(self, path: str, max_bytes: int) -> bytes:
+        if self.base is None:
+            return TreeArchive(max_bytes).finish()
+        return archive_workspace_tree(self.base / "home", path, max_bytes)
 
     def python_packages(self) -> dict[str, str]:
         return host_packages()

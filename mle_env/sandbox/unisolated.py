@@ -32,7 +32,7 @@ from mle_env.sandbox.base import (
     host_packages,
 )
 from mle_env.sandbox.channel import PipeTransport, StderrTail, WorkerClient
-from mle_env.sandbox.files import read_workspace_file
+from mle_env.sandbox.files import TreeArchive, archive_workspace_tree, read_workspace_file
 
 # variables that must not reach agent code even in the local sandbox
 _SECRET_PREFIXES = ("KAGGLE_", "OPENAI_", "MLE_ENV_LLM_", "AWS_", "HF_TOKEN", "ANTHROPIC_")
@@ -96,6 +96,11 @@ class UnisolatedSandbox(Sandbox):
         if parts and parts[0] == "data":  # the link to the public folder
             return read_workspace_file(self.public_dir, str(Path(*parts[1:])) if len(parts) > 1 else ".", max_bytes)
         return read_workspace_file(self.workdir, path, max_bytes)
+
+    def copy_tree(self, path: str, max_bytes: int) -> bytes:
+        if self.workdir is None:
+            return TreeArchive(max_bytes).finish()
+        return archive_workspace_tree(self.workdir, path, max_bytes)
 
     def python_packages(self) -> dict[str, str]:
         return host_packages()

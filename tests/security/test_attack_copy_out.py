@@ -40,3 +40,21 @@ def test_hostile_submissions_are_refused_with_a_reason(open_env, case: str, home
     assert any(r in grade["invalid_reason"] for r in reasons), grade["invalid_reason"]
     assert "root:x:0" not in str(grade) and "root:x:0" not in obs["message"]
     assert len(grade["invalid_reason"]) < 1000
+
+
+def test_copying_a_folder_out_keeps_only_regular_files_under_the_cap(open_env) -> None:
+    import io
+    import tarfile
+
+    env = open_env()
+    shell(env, "mkdir -p code/sub; echo hi > code/a.py; head -c 5000 /dev/zero > code/sub/big.bin; echo x > code/sub/b.txt;"
+               " ln -s /etc/passwd code/link; ln -s / code/root; mkfifo code/fifo")
+    sandbox = env.unwrapped._sandbox
+    started = time.monotonic()
+    with tarfile.open(fileobj=io.BytesIO(sandbox.copy_tree("code", 3000))) as tar:
+        members = {m.name: tar.extractfile(m).read() for m in tar.getmembers()}
+    assert time.monotonic() - started < 30
+    assert set(members) == {"a.py", "sub/b.txt", "TRUNCATED.txt"} and members["a.py"] == b"hi\n"
+    assert b"1 file(s), 5000 bytes" in members["TRUNCATED.txt"]
+    with tarfile.open(fileobj=io.BytesIO(sandbox.copy_tree("no-such-folder", 3000))) as tar:
+        assert tar.getmembers() == []
