@@ -1,4 +1,5 @@
-"""``mle-env image build`` and ``mle-env gc``: the docker sandbox's images and leftovers."""
+"""``mle-env image build`` and ``mle-env gc``: the docker sandbox's images, and what sandboxes of killed
+processes left behind."""
 
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--if-missing", action="store_true", help="do nothing when the tag already exists")
     b.set_defaults(func=cmd_image_build)
 
-    p = sub.add_parser("gc", help="remove sandbox containers left behind by killed processes")
-    p.add_argument("--all", action="store_true", help="remove every mle-env container, even those in use")
+    p = sub.add_parser("gc", help="remove sandbox containers and local sandbox folders left behind by killed "
+                                  "processes")
+    p.add_argument("--all", action="store_true", help="remove every mle-env container and local sandbox of this "
+                                                      "host, even those in use")
     p.set_defaults(func=cmd_gc)
 
 
@@ -41,8 +44,16 @@ def cmd_image_build(args: argparse.Namespace) -> int:
 
 
 def cmd_gc(args: argparse.Namespace) -> int:
+    from mle_env.errors import PrerequisiteError
     from mle_env.sandbox.docker import remove_stale_containers
+    from mle_env.sandbox.local import remove_stale_local_sandboxes
 
-    removed = remove_stale_containers(everything=args.all)
+    folders = remove_stale_local_sandboxes(everything=args.all)
+    print(f"removed {len(folders)} local sandbox folder(s)" + (f": {', '.join(folders)}" if folders else ""))
+    try:
+        removed = remove_stale_containers(everything=args.all)
+    except PrerequisiteError as e:
+        print(f"no containers checked: {e}")
+        return 0
     print(f"removed {len(removed)} container(s)" + (f": {', '.join(removed)}" if removed else ""))
     return 0

@@ -29,6 +29,7 @@ import os
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -54,6 +55,7 @@ WORKDIR = "/home"
 WORKER_INSIDE = "/opt/mle-env/worker.py"
 AGENT_UID = 1000
 NOBODY = 65534
+OWNER_FILE = "owner"  # "<pid> <host>" of the process that started the sandbox, for `mle-env gc`
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 _ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "nsswitch.conf", "ssl",
         "mime.types", "protocols", "services")
@@ -87,6 +89,7 @@ class LocalSandbox(Sandbox):
         owner = NOBODY if as_root else os.geteuid()
         self.base = Path(tempfile.mkdtemp(prefix="mle-env-", dir=self.root))
         os.chmod(self.base, 0o711)  # nobody may pass through to the workspace, not list it
+        (self.base / OWNER_FILE).write_text(f"{os.getpid()} {socket.gethostname()}\n")
         home, tmp = self.base / "home", self.base / "tmp"
         for folder in (home, tmp, *(home / name for name in ("submission", "code", "logs", "agent", "data"))):
             folder.mkdir()
@@ -348,6 +351,38 @@ class LocalSandbox(Sandbox):
         if self.base is not None:
             shutil.rmtree(self.base, ignore_errors=True)
             self.base = None
+
+
+def remove_stale_local_sandboxes(everything: bool = False, root: Path | None = None) -> list[str]:
+    """Remove the workspaces and cgroups of local sandboxes whose owning process on this host is gone (all of
+    this host's with ``everything``); returns their folder names. Their processes died with their owner
+    (bubblewrap's --die-with-parent); whatever is left in their cgroups is killed first."""
+    removed = []
+    host = socket.gethostname()
+    for base in Path(root or tempfile.gettempdir()).glob("mle-env-*"):
+        try:
+            pid, owner_host = (base / OWNER_FILE).read_text().split()
+        except (OSError, ValueError):
+            continue  # not a local sandbox's folder
+        if owner_host != host or (not everything and _pid_alive(int(pid))):
+            continue
+        for controller in ("", "memory", "pids", "cpu"):
+            group = CGROUP_ROOT / controller / "mle-env" / base.name
+            if group.is_dir():
+                _remove_cgroup(group)
+        shutil.rmtree(base, ignore_errors=True)
+        removed.append(base.name)
+    return removed
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _read_child_pid(fd: int) -> int | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,28 @@ def test_the_unisolated_backend_refuses_root_unless_told(tiny_prepared: str, mon
     assert info["sandbox"] == "unisolated"
     assert env.step("echo hi")[0]["stdout"] == "hi\n"
     env.close()
+
+
+def test_gc_removes_what_a_killed_process_left(bwrap_ready: None, tmp_path: Path) -> None:
+    import subprocess
+    import textwrap
+
+    from mle_env.sandbox.local import CGROUP_ROOT, remove_stale_local_sandboxes
+
+    public = tmp_path / "public"
+    public.mkdir()
+    script = textwrap.dedent(f"""
+        import os, sys
+        from pathlib import Path
+        from mle_env.sandbox.local import LocalSandbox
+        box = LocalSandbox(Path({str(public)!r}), root=Path({str(tmp_path)!r}))
+        box.start()
+        print(box.base.name, flush=True)
+        os.kill(os.getpid(), 9)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    name = out.stdout.strip()
+    assert name.startswith("mle-env-") and (tmp_path / name).is_dir(), out.stderr
+    assert remove_stale_local_sandboxes(root=tmp_path) == [name]
+    assert not (tmp_path / name).exists()
+    assert not any((CGROUP_ROOT / c / "mle-env" / name).exists() for c in ("", "memory", "pids", "cpu"))
