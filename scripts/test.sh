@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite on a fresh machine (Debian, root): installs the package and everything the
-# tests need (Docker engine, sandbox image, local LLM server, Ray), starts the services they use, runs
-# pytest, and stops what it started. The Ray tests start and stop their own two-node cluster.
+# tests need (the locked Python packages, bubblewrap, Docker engine, sandbox image, local LLM server, Ray),
+# starts the services they use, runs pytest, and stops what it started. The Ray tests start and stop their
+# own two-node cluster.
 # CI (.ci/run) calls exactly this script; there, no test may be skipped for a missing service.
 #
 #   bash scripts/test.sh [pytest arguments]
@@ -25,8 +26,13 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >>"$LOGS/apt.log" 2>&1
 }
 
-echo "== python packages"
-python -m pip install --quiet --disable-pip-version-check -e ".[dev,kaggle,llm-local,ray]"
+echo "== python packages (requirements.lock: the pinned versions of every extra; see README)"
+python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+python -m pip check   # a dependency of pyproject.toml that the lock lacks: regenerate it
+
+echo "== bubblewrap (the isolated local sandbox)"
+command -v bwrap >/dev/null || apt_install bubblewrap
 
 echo "== docker engine"
 if ! docker info >/dev/null 2>&1; then
@@ -58,6 +64,8 @@ export MLE_ENV_REQUIRE_SHARED=${MLE_ENV_REQUIRE_SHARED:-1}   # ../shared must be
 export MLE_ENV_REQUIRE_LLM=${MLE_ENV_REQUIRE_LLM:-1}         # no LLM test may be skipped
 export MLE_ENV_REQUIRE_RAY=${MLE_ENV_REQUIRE_RAY:-1}         # the tests start and stop their own Ray cluster
 export MLE_ENV_REQUIRE_DOCKER=${MLE_ENV_REQUIRE_DOCKER:-1}   # no docker test may be skipped
+export MLE_ENV_REQUIRE_KAGGLE=${MLE_ENV_REQUIRE_KAGGLE:-1}   # the kaggle extra must import
+export MLE_ENV_REQUIRE_BWRAP=${MLE_ENV_REQUIRE_BWRAP:-1}     # bwrap must run the isolated local sandbox
 
 echo "== tests"
 python -m pytest -q "$@"

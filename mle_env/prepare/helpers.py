@@ -121,7 +121,10 @@ def pillow() -> Any:
     try:
         from PIL import Image
     except ImportError as e:
-        raise PrerequisiteError("this competition's images need Pillow: pip install 'mle-env[images]'") from e
+        raise PrerequisiteError(
+            f"this competition's images need Pillow, which cannot be imported here ({type(e).__name__}: {e}): "
+            "pip install 'mle-env[images]'"
+        ) from e
     return Image
 
 

@@ -211,7 +211,10 @@ def kaggle_api() -> Any:
     try:
         from kaggle.api.kaggle_api_extended import KaggleApi
     except ImportError as e:
-        raise PrerequisiteError("the kaggle source needs the kaggle package: pip install 'mle-env[kaggle]'") from e
+        raise PrerequisiteError(
+            f"the kaggle source needs the kaggle package, which cannot be imported here ({type(e).__name__}: {e}): "
+            "pip install 'mle-env[kaggle]'"
+        ) from e
     api = KaggleApi()
     try:
         api.authenticate()

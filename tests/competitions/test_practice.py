@@ -11,7 +11,7 @@ import pytest
 from mle_env.competition.registry import get_spec, list_competitions
 from mle_env.grading.grader import Grader
 from mle_env.grading.leaderboard import read_leaderboard
-from mle_env.reference import load_solutions
+from mle_env.reference import SCORE_LIBRARIES, load_solutions, recorded_versions, reference_scores, versions_note
 
 PRACTICE = list_competitions("practice")
 
@@ -55,12 +55,25 @@ def test_leaderboard_format_and_band(cid: str, grader_for) -> None:
 
 
 @pytest.mark.parametrize("cid", PRACTICE)
-def test_reference_solutions_reproduce_the_leaderboard(cid: str, grader_for, tmp_path: Path) -> None:
+def test_leaderboard_records_the_library_versions_it_was_built_with(cid: str) -> None:
+    built = recorded_versions(cid)
+    assert built is not None, f"no reference-versions.json beside it: rebuild with mle-env reference-leaderboard {cid}"
+    assert {"python", *SCORE_LIBRARIES} <= set(built)
+
+
+@pytest.mark.parametrize("cid", PRACTICE)
+def test_reference_solutions_reproduce_the_leaderboard(cid: str, grader_for) -> None:
+    """Depends on the library versions: the shipped scores are those of the versions in
+    reference-versions.json, which requirements.lock pins; a failure says which differ. The solutions
+    run as the leaderboard's did, pinned to code paths that do not depend on the CPU (numpy's baseline
+    SIMD code, OpenBLAS's Nehalem kernels, one thread: mle_env.reference.pinned_variables)."""
     grader = grader_for(cid)
     shipped = pd.read_csv(grader.spec.bundled_leaderboard).set_index("teamName")["score"]
     solutions = load_solutions(cid)
     assert len(solutions) == len(shipped)
-    for solution in solutions[::23]:  # a spread of members, weak to strong
-        path = tmp_path / "s.csv"
-        solution.predict(grader.paths.public).to_csv(path, index=False)
-        assert grader.score(grader.check(path)) == pytest.approx(shipped[solution.name], abs=1e-5), solution.name
+    names = [s.name for s in solutions[::23]]  # a spread of members, weak to strong
+    scores = reference_scores(cid, names)
+    assert sorted(scores) == sorted(names)
+    wrong = {n: (scores[n], shipped[n]) for n in names if scores[n] != pytest.approx(shipped[n], abs=1e-5)}
+    assert not wrong, ", ".join(f"{n}: {got:.5f}, shipped {want:.5f}" for n, (got, want) in wrong.items()) + (
+        f"; {versions_note(cid)}")
