@@ -28,14 +28,22 @@ from mle_env.agents.scripted import (
 INSPECT = 'ls -la data | head -40; for f in data/*.csv; do echo "== $f"; head -n 3 "$f" | cut -c1-300; done'
 
 
-def default_configs(profile: dict[str, Any]) -> list[dict[str, Any]]:
-    """Pipelines to try in order for the profiled task (the first is the one that usually wins)."""
+def default_configs(profile: dict[str, Any], seed: int | None = None) -> list[dict[str, Any]]:
+    """Pipelines to try in order for the profiled task (the first is the one that usually wins); ``seed``
+    (when given) sets each one's validation split and model random_state (mlkit's default: 0)."""
     if profile["data_type"] == "text":
-        return [{"family": "linear", "params": {"C": 4.0}}, {"family": "linear", "params": {"C": 1.0, "chars": False}}]
-    if profile["data_type"] == "image":
-        return [{"family": "svm", "params": {"C": 5.0, "pca": 50}},
-                {"family": "linear", "params": {"C": 0.1, "pca": 50}}]
-    return [{"family": "hgb", "params": {}}, {"family": "forest", "params": {}}, {"family": "linear", "params": {}}]
+        configs = [{"family": "linear", "params": {"C": 4.0}},
+                   {"family": "linear", "params": {"C": 1.0, "chars": False}}]
+    elif profile["data_type"] == "image":
+        configs = [{"family": "svm", "params": {"C": 5.0, "pca": 50}},
+                   {"family": "linear", "params": {"C": 0.1, "pca": 50}}]
+    else:
+        configs = [{"family": "hgb", "params": {}}, {"family": "forest", "params": {}},
+                   {"family": "linear", "params": {}}]
+    if seed is not None:
+        for config in configs:
+            config["params"]["seed"] = seed
+    return configs
 
 
 def run_program(source: str, path: str, timeout: float) -> dict[str, Any]:
@@ -45,11 +53,22 @@ def run_program(source: str, path: str, timeout: float) -> dict[str, Any]:
 
 
 class BaselinePolicy(ScriptedPolicy):
-    """See the module docstring. ``pipeline_timeout`` caps each training run (seconds)."""
+    """See the module docstring. ``pipeline_timeout`` caps each training run (seconds).
 
-    def __init__(self, pipeline_timeout: float = 900.0) -> None:
+    ``seed`` picks the validation split and the models' random_state (mlkit's ``seed``). It defaults to the
+    episode's seed (reset's ``info["seed"]``; the CLI and evaluations also pass the episode's seed as this
+    option), else 0: two seeds give two different episodes, the same seed the same one.
+    """
+
+    def __init__(self, pipeline_timeout: float = 900.0, seed: int | None = None) -> None:
         super().__init__()
         self.pipeline_timeout = pipeline_timeout
+        self.seed = seed
+
+    def episode_seed(self, info: dict[str, Any]) -> int:
+        """The seed of this episode's pipelines: the option, else reset's info, else 0."""
+        seed = self.seed if self.seed is not None else info.get("seed")
+        return int(seed) if seed is not None else 0
 
     def script(self, obs: dict[str, Any], info: dict[str, Any]) -> Script:
         obs = yield {"type": "shell", "code": INSPECT, "timeout": 60}
@@ -58,8 +77,9 @@ class BaselinePolicy(ScriptedPolicy):
         if int(obs["exit_code"]) == 0:
             obs = yield profile_action(info)
             profile = last_json(obs["stdout"]) if int(obs["exit_code"]) == 0 else None
-        self.annotate(profile=profile)
-        for n, config in enumerate(default_configs(profile) if profile else []):
+        seed = self.episode_seed(info)
+        self.annotate(profile=profile, seed=seed)
+        for n, config in enumerate(default_configs(profile, seed) if profile else []):
             source = program(profile, config, "submission/submission.csv")
             obs = yield run_program(source, f"code/baseline_{n}.py", budget_timeout(obs, self.pipeline_timeout))
             if int(obs["exit_code"]) != 0:

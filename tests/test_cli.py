@@ -149,3 +149,66 @@ def test_prepare_dry_run(capsys: pytest.CaptureFixture[str], home: Path) -> None
     results = json.loads(out)
     assert code == 0 and all(r["status"] == "dry-run" for r in results)
     assert not home.exists()
+
+
+def test_grade_a_jsonl_of_submissions_like_mlebench(
+    capsys: pytest.CaptureFixture[str], make_competition: Callable[..., Path], home: Path, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 11: `mle-env grade` takes MLE-bench's JSONL of (competition_id, submission_path) pairs."""
+    folder = make_competition()
+    run(capsys, "prepare", "tiny", "--raw-dir", str(raw_dir(folder)))
+    answers = pd.read_csv(home / "tiny-comp" / "prepared" / "private" / "test.csv")
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    answers.assign(target=answers["target"].astype(float)).to_csv(subs / "perfect.csv", index=False)
+    answers.assign(target=0.5).to_csv(subs / "flat.csv", index=False)
+    (subs / "bad.csv").write_text("id,target\n")
+
+    def write(name: str, *entries: dict | str) -> Path:
+        path = subs / name
+        path.write_text("\n".join(e if isinstance(e, str) else json.dumps(e) for e in entries) + "\n")
+        return path
+
+    monkeypatch.chdir(tmp_path)  # relative paths: from the current folder, else from the JSONL's folder
+    good = write("good.jsonl", {"competition_id": "tiny-comp", "submission_path": str(subs / "perfect.csv")},
+                 "", {"competition_id": "tiny", "submission_path": "flat.csv"})
+    report = tmp_path / "out" / "report.jsonl"
+    code, out, _ = run(capsys, "grade", str(good), "--output", str(report))
+    assert code == 0 and "grade: 2 submissions" in out and "GOLD" in out and "2 scored" in out
+    lines = [json.loads(line) for line in report.read_text().splitlines()]
+    assert [r["competition_id"] for r in lines] == ["tiny-comp", "tiny-comp"]
+    assert lines[0]["score"] == 1.0 and lines[0]["gold_medal"] is True and lines[1]["score"] == 0.5
+    assert {"any_medal", "above_median", "submission_exists", "valid_submission", "is_lower_better"} <= set(lines[0])
+
+    mixed = write("mixed.jsonl", {"competition_id": "tiny", "submission_path": "perfect.csv"},
+                  {"competition_id": "tiny", "submission_path": "bad.csv"},
+                  {"competition_id": "tiny", "submission_path": "absent.csv"})
+    code, out, _ = run(capsys, "grade", "--submissions", str(mixed), "--json")
+    assert code == 1 and [r["status"] for r in json.loads(out)] == ["scored", "invalid", "missing"]
+
+    unknown = write("unknown.jsonl", {"competition_id": "tiny", "submission_path": "perfect.csv"},
+                    {"competition_id": "no-such-comp", "submission_path": "perfect.csv"})
+    code, out, _ = run(capsys, "grade", str(unknown), "--output", str(report))
+    assert code == 2 and "no-such-comp" in out and "1 grader_error" in out
+    written = [json.loads(line) for line in report.read_text().splitlines()]
+    assert [r["status"] for r in written] == ["scored", "grader_error"]
+    assert "Unknown competition 'no-such-comp'" in written[1]["grader_error"]
+
+    for entries, phrase in [
+        (({"competition_id": "tiny", "submission_path": "perfect.csv"}, "{not json"), "line 2: not valid JSON"),
+        (('["tiny", "perfect.csv"]',), "line 1: expected a JSON object"),
+        (({"competition_id": "tiny"},), "line 1: 'submission_path' is missing"),
+        (({"competition": "tiny", "submission_path": "perfect.csv"},), "line 1: 'competition_id' is missing"),
+    ]:
+        code, out, err = run(capsys, "grade", str(write("broken.jsonl", *entries)))
+        assert code == 2 and err.startswith("error: ") and phrase in err and err.strip().count("\n") == 0, err
+        assert out == ""  # nothing graded before the whole file was read
+    code, _, err = run(capsys, "grade", str(subs / "absent.jsonl"))
+    assert code == 2 and "cannot read" in err
+    for argv in (["grade", str(good), "--leaderboard", "x.csv"], ["grade", "tiny", "s.csv", "--output", "r.jsonl"],
+                 ["grade", "tiny", "--submissions", str(good)]):
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+        assert exited.value.code == 2
+    capsys.readouterr()

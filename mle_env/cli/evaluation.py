@@ -37,6 +37,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from mle_env.competition.registry import select_competitions
@@ -53,8 +54,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     out = console()
     todo = len(episodes_to_run(config))
     total = len(config.competitions) * config.seeds
-    out.print(f"{args.agent}: {len(config.competitions)} competitions x {config.seeds} seeds = {total} episodes "
-              f"scheduled; {total - todo} already finished in {args.out}; checking the setup before the first one")
+    out.print(escape(f"{args.agent}: {len(config.competitions)} competitions x {config.seeds} seeds = {total} episodes "
+              f"scheduled; {total - todo} already finished in {args.out}; checking the setup before the first one"))
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=out) as progress:
         bar = progress.add_task("episodes", total=todo)
@@ -64,8 +65,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
             tag = record["status"] if record["status"] != "ok" else grade.get("medal", "")
             if record.get("end") == "sandbox_broken":
                 tag = f"sandbox_broken {tag}"
-            progress.print(f"{record['competition_id']} seed {record['seed']} (attempt {record['attempt']}): "
-                           f"{tag} {grade.get('score', '')}")
+            reason = ""
+            if record["status"] != "ok" and record.get("error"):  # why, in one line (never a blank reason)
+                reason = f": {record['error'].strip().splitlines()[-1][:200]}"
+            progress.print(escape(f"{record['competition_id']} seed {record['seed']} (attempt {record['attempt']}): "
+                                  f"{tag} {grade.get('score', '')}{reason}"))
             progress.update(bar, completed=done)
 
         evaluate(config, progress=on_result)

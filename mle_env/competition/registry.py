@@ -7,8 +7,9 @@ Competitions come from three places, in this order:
    (it holds competition.toml) or a folder of competition folders;
 3. folders added at run time with :func:`register_competition`.
 
-Only folder names and TOML headers are read to list ids; a spec is fully loaded and validated the first
-time it is asked for. Two competitions that claim the same id or alias raise ``RegistrationError``.
+Only folder names and TOML headers are read to list ids of the first two; a spec is fully loaded and
+validated the first time it is asked for. :func:`register_competition` validates at once. Two
+competitions that claim the same id or alias raise ``RegistrationError``.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from mle_env.competition.spec import SPEC_FILE, CompetitionSpec, load_spec
-from mle_env.errors import RegistrationError, UnknownCompetition
+from mle_env.competition.spec import SPEC_FILE, CompetitionSpec, CompetitionSpecErrors, load_spec
+from mle_env.errors import CompetitionSpecError, MleEnvError, RegistrationError, UnknownCompetition
 from mle_env.paths import EXTRA_COMPETITIONS_ENV
 
 
@@ -49,6 +50,8 @@ class Registry:
         self._versions: dict[str, int] = {}
         self._specs: dict[str, CompetitionSpec] = {}
         self._loaded_roots: set[Path] = set()
+        #: folders of $MLE_ENV_COMPETITIONS that were skipped, and why
+        self.problems: dict[Path, str] = {}
 
     # -- building --------------------------------------------------------------------------------------
     def add_root(self, root: Path) -> list[str]:
@@ -61,6 +64,31 @@ class Registry:
         added = [self._add_folder(folder) for folder in _competition_folders(root)]
         self._loaded_roots.add(root)
         return added
+
+    def add_user_root(self, root: Path) -> list[str]:
+        """Like :meth:`add_root` for a folder named in ``$MLE_ENV_COMPETITIONS``, where one bad folder must
+        not hide every competition: a folder that cannot be read (missing, bad TOML, a clashing id) is
+        reported in one warning line (and kept in :attr:`problems`) and skipped."""
+        root = Path(root).expanduser().resolve()
+        if root in self._loaded_roots:
+            return []
+        if not root.exists():
+            self._skip(root, f"competition folder {root} does not exist")
+            return []
+        added = []
+        for folder in _competition_folders(root):
+            try:
+                added.append(self._add_folder(folder))
+            except MleEnvError as e:
+                self._skip(folder, str(e))
+        self._loaded_roots.add(root)
+        return added
+
+    def _skip(self, folder: Path, problem: str) -> None:
+        import sys
+
+        self.problems[folder] = problem
+        print(f"warning: {EXTRA_COMPETITIONS_ENV}: skipped {folder}: {problem}", file=sys.stderr)
 
     def _add_folder(self, folder: Path) -> str:
         from mle_env.competition.spec import read_toml
@@ -134,7 +162,7 @@ def registry() -> Registry:
         reg.add_root(builtin_folder())
         for entry in os.environ.get(EXTRA_COMPETITIONS_ENV, "").split(os.pathsep):
             if entry.strip():
-                reg.add_root(Path(entry.strip()))
+                reg.add_user_root(Path(entry.strip()))
         _REGISTRY = reg
     return _REGISTRY
 
@@ -148,10 +176,30 @@ def reset_registry() -> None:
 def register_competition(folder: str | os.PathLike[str]) -> list[str]:
     """Add a competition folder (or a folder of them) from outside the package; returns the ids added.
 
-    The folder uses the same format as the shipped ones. Newly added ids are also registered with
-    Gymnasium as ``mle_env/<id>-v<version>``.
+    The folder uses the same format as the shipped ones. Each competition is validated now, not first at
+    ``make()``: every problem of its competition.toml is reported at once, each naming the file and the
+    field, with did-you-mean hints for misspelled keys, and nothing is registered when one fails. Newly
+    added ids are also registered with Gymnasium as ``mle_env/<id>-v<version>``.
+
+    Raises:
+        CompetitionSpecError: a competition folder is invalid (:class:`CompetitionSpecErrors`, a subclass,
+            when it has several problems or several folders fail; ``errors`` lists each).
+        RegistrationError: the folder does not exist, or an id or alias is already taken.
     """
-    added = registry().add_root(Path(folder))
+    root = Path(folder).expanduser().resolve()
+    if not root.exists():
+        raise RegistrationError(f"competition folder {root} does not exist")
+    failures: list[CompetitionSpecError] = []
+    for path in _competition_folders(root):
+        try:
+            load_spec(path)
+        except CompetitionSpecError as e:
+            failures.append(e)
+    if len(failures) == 1:
+        raise failures[0]
+    if failures:  # several folders: one exception listing every problem of each
+        raise CompetitionSpecErrors(root, [e for f in failures for e in getattr(f, "errors", [f])])
+    added = registry().add_root(root)  # the spec is read again when first asked for, as for every folder
     from mle_env.gym_registration import register_gym_ids
 
     register_gym_ids(added)

@@ -2,12 +2,15 @@
 
 A folder holds ``competition.toml`` (validated against ``schema.json``), ``description.md`` (our own
 words) and, only where the shared helpers cannot express it, ``prepare.py`` or a metric script.
-Every problem found while loading raises :class:`~mle_env.errors.CompetitionSpecError` naming the file
-and the field at fault.
+Loading reports every problem of a folder at once: one problem raises
+:class:`~mle_env.errors.CompetitionSpecError` naming the file and the field at fault, several raise its
+subclass :class:`CompetitionSpecErrors`, whose ``errors`` lists each; a misspelled key or value comes with
+a did-you-mean.
 """
 
 from __future__ import annotations
 
+import difflib
 import functools
 import json
 import sys
@@ -92,6 +95,31 @@ class Hints:
 
 
 @dataclass(frozen=True)
+class Requirement:
+    """A Python module the competition needs on the host (to prepare its data, and for the agent's programs
+    in the local sandbox), and how to install it."""
+
+    module: str
+    package: str
+    extra: str | None = None
+
+    @property
+    def install(self) -> str:
+        """The install command: the mle-env extra when there is one, else the package."""
+        return f"pip install 'mle-env[{self.extra}]'" if self.extra else f"pip install '{self.package}'"
+
+    def missing(self) -> str | None:
+        """None when the module imports here, else why not (the ImportError, in one line)."""
+        import importlib
+
+        try:
+            importlib.import_module(self.module)
+        except Exception as e:  # noqa: BLE001 - a broken install is as missing as an absent one
+            return f"{type(e).__name__}: {e}"
+        return None
+
+
+@dataclass(frozen=True)
 class KnownIssue:
     """A known problem of the competition and whether mle-env corrects it."""
 
@@ -122,6 +150,7 @@ class CompetitionSpec:
     hints: Hints = field(default_factory=Hints)
     known_issues: tuple[KnownIssue, ...] = ()
     expected_checksums: dict[str, str] = field(default_factory=dict)
+    requires: tuple[Requirement, ...] = ()
 
     @property
     def gym_id(self) -> str:
@@ -166,17 +195,79 @@ def _field_path(parts: Any) -> str:
     return out
 
 
-def validate_document(doc: dict[str, Any], path: Path) -> None:
-    """Check a parsed competition.toml against the JSON Schema; raise on the most relevant error."""
+class CompetitionSpecErrors(CompetitionSpecError):
+    """Several problems in one competition.toml, all reported at once; :attr:`errors` holds each one (a
+    :class:`CompetitionSpecError` naming the file and the field)."""
+
+    def __init__(self, path: object, errors: list[CompetitionSpecError]) -> None:
+        lines = "".join("\n  - " + ("" if e.path == str(path) else f"{e.path}: ")
+                        + (f"field '{e.field}': " if e.field else "") + e.problem for e in errors)
+        super().__init__(path, None, f"{len(errors)} problems:{lines}")
+        self.errors = list(errors)
+
+
+def _did_you_mean(word: object, choices: Any) -> str:
+    choices = [str(c) for c in choices]
+    close = difflib.get_close_matches(str(word), choices, n=3, cutoff=0.6) if isinstance(word, str) else []
+    if close:
+        return "; did you mean " + " or ".join(repr(c) for c in close) + "?"
+    return f"; allowed: {', '.join(choices)}" if choices else ""
+
+
+def _schema_problems(error: Any) -> list[tuple[str | None, str]]:
+    """(field, problem) pairs for one JSON Schema error, with did-you-mean hints for misspelled keys and
+    values, and the relevant branch of a ``oneOf`` (a source of a known type is checked as that type)."""
+    where = list(error.absolute_path)
+    if error.validator == "additionalProperties" and error.validator_value is False:
+        known = list(error.schema.get("properties", {}))
+        extras = [k for k in error.instance if k not in known] if isinstance(error.instance, dict) else []
+        return [(_field_path([*where, k]), f"unknown key '{k}'{_did_you_mean(k, known)}") for k in extras] or [
+            (_field_path(where) or None, error.message)]
+    if error.validator == "enum":
+        hint = _did_you_mean(error.instance, error.validator_value)
+        return [(_field_path(where) or None, f"{error.instance!r} is not one of {error.validator_value}"
+                 + (hint if "did you mean" in hint else ""))]
+    if error.validator == "oneOf":
+        branches: dict[int, list[Any]] = {}
+        for sub in error.context or ():
+            branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+        types = [b.get("properties", {}).get("type", {}).get("const") for b in error.validator_value]
+        if all(types) and isinstance(error.instance, dict):  # a tagged union: pick the branch of its type
+            kind = error.instance.get("type")
+            if kind in types:
+                out: list[tuple[str | None, str]] = []
+                for sub in branches.get(types.index(kind), ()):
+                    out += _schema_problems(sub)
+                return out or [(_field_path(where) or None, error.message)]
+            return [(_field_path([*where, "type"]), f"unknown source type {kind!r}{_did_you_mean(kind, types)}")]
+        if where == ["prepare"]:
+            return [("prepare", "set exactly one of 'helper' (a shared helper) or 'script' (a file in the folder)")]
+        if error.context:
+            import jsonschema
+
+            return _schema_problems(jsonschema.exceptions.best_match(error.context))
+    return [(_field_path(where) or None, error.message)]
+
+
+def schema_errors(doc: dict[str, Any], path: Path) -> list[CompetitionSpecError]:
+    """Every problem JSON Schema validation finds in a parsed competition.toml, in document order."""
     import jsonschema  # imported here: it is slow to import and only loading a spec needs it
 
     validator = jsonschema.Draft202012Validator(schema())
-    error = jsonschema.exceptions.best_match(validator.iter_errors(doc))
-    if error is None:
-        return
-    # best_match may descend into a oneOf branch; report the deepest concrete problem it picked
-    where = _field_path(error.absolute_path) or None
-    raise CompetitionSpecError(path, where, error.message)
+    found = sorted(validator.iter_errors(doc), key=lambda e: [str(p) for p in e.absolute_path])
+    return [CompetitionSpecError(path, where, problem) for e in found for where, problem in _schema_problems(e)]
+
+
+def validate_document(doc: dict[str, Any], path: Path) -> None:
+    """Check a parsed competition.toml against the JSON Schema; raise on every problem found at once."""
+    _raise_all(schema_errors(doc, path), path)
+
+
+def _raise_all(errors: list[CompetitionSpecError], path: Path) -> None:
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise CompetitionSpecErrors(path, errors)
 
 
 def load_spec(folder: Path) -> CompetitionSpec:
@@ -189,9 +280,7 @@ def load_spec(folder: Path) -> CompetitionSpec:
     folder = Path(folder)
     path = folder / SPEC_FILE
     doc = read_toml(path)
-    validate_document(doc, path)
-    if doc["id"] != folder.name:
-        raise CompetitionSpecError(path, "id", f"'{doc['id']}' must equal the folder name '{folder.name}'")
+    _raise_all(schema_errors(doc, path) + _semantic_errors(doc, folder, path), path)
 
     sub = doc["submission"]
     spec = CompetitionSpec(
@@ -233,38 +322,53 @@ def load_spec(folder: Path) -> CompetitionSpec:
         hints=Hints(**doc.get("hints", {})),
         known_issues=tuple(KnownIssue(**k) for k in doc.get("known_issues", ())),
         expected_checksums=dict(doc.get("expected_checksums", {})),
+        requires=tuple(Requirement(**r) for r in doc.get("requires", ())),
         folder=folder,
     )
-    _check_semantics(spec, path)
     return spec
 
 
-def _check_semantics(spec: CompetitionSpec, path: Path) -> None:
-    """Checks a JSON Schema cannot express: files that must exist, names that must resolve."""
-    if not spec.description_path.is_file():
-        raise CompetitionSpecError(path, "description", f"file '{spec.description_file}' is missing in {spec.folder}")
-    for fld, script in (("prepare.script", spec.prepare.script), ("metric.script", spec.metric.script)):
-        if script and not (spec.folder / script).is_file():
-            raise CompetitionSpecError(path, fld, f"file '{script}' is missing in {spec.folder}")
-    if spec.prepare.helper is not None:
+def _semantic_errors(doc: dict[str, Any], folder: Path, path: Path) -> list[CompetitionSpecError]:
+    """Checks a JSON Schema cannot express (files that must exist, names that must resolve), on the parsed
+    document; a field of the wrong type is left to the schema's own error."""
+
+    def section(name: str) -> dict[str, Any]:
+        value = doc.get(name)
+        return value if isinstance(value, dict) else {}
+
+    errors: list[CompetitionSpecError] = []
+
+    def problem(fld: str, text: str) -> None:
+        errors.append(CompetitionSpecError(path, fld, text))
+
+    cid = doc.get("id")
+    if isinstance(cid, str) and cid != folder.name:
+        problem("id", f"'{cid}' must equal the folder name '{folder.name}'")
+    description = doc.get("description", "description.md")
+    if isinstance(description, str) and not (folder / description).is_file():
+        problem("description", f"file '{description}' is missing in {folder}")
+    prep, metric, sub = section("prepare"), section("metric"), section("submission")
+    for fld, script in (("prepare.script", prep.get("script")), ("metric.script", metric.get("script"))):
+        if isinstance(script, str) and not (folder / script).is_file():
+            problem(fld, f"file '{script}' is missing in {folder}")
+    helper = prep.get("helper")
+    if isinstance(helper, str):
         from mle_env.prepare.helpers import HELPERS
 
-        if spec.prepare.helper not in HELPERS:
-            raise CompetitionSpecError(
-                path, "prepare.helper", f"unknown helper '{spec.prepare.helper}'; known: {', '.join(sorted(HELPERS))}"
-            )
-    if spec.metric.script is None:
+        if helper not in HELPERS:
+            problem("prepare.helper", f"unknown helper '{helper}'{_did_you_mean(helper, sorted(HELPERS))}")
+    name = metric.get("name")
+    if isinstance(name, str) and metric.get("script") is None:
         from mle_env.grading.metrics import METRICS, suggest
 
-        if spec.metric.name not in METRICS:
-            problem = f"unknown metric '{spec.metric.name}'{suggest(spec.metric.name)}"
-            raise CompetitionSpecError(path, "metric.name", problem)
-    if spec.leaderboard.source == "bundled" and spec.split != "practice":
-        raise CompetitionSpecError(
-            path, "leaderboard.source", "only practice competitions ship a leaderboard; Kaggle ones use 'kaggle'"
-        )
-    sub = spec.submission
-    if sub.kind == "label" and sub.allowed_values is None:
-        raise CompetitionSpecError(path, "submission.allowed_values", "required when kind is 'label'")
-    if sub.value_range is not None and sub.value_range[0] > sub.value_range[1]:
-        raise CompetitionSpecError(path, "submission.value_range", "the lower bound is above the upper bound")
+        if name not in METRICS:
+            problem("metric.name", f"unknown metric '{name}'{suggest(name)}")
+    if section("leaderboard").get("source") == "bundled" and doc.get("split", "practice") != "practice":
+        problem("leaderboard.source", "only practice competitions ship a leaderboard; Kaggle ones use 'kaggle'")
+    if sub.get("kind") == "label" and "allowed_values" not in sub:
+        problem("submission.allowed_values", "required when kind is 'label'")
+    bounds = sub.get("value_range")
+    if (isinstance(bounds, list) and len(bounds) == 2 and all(isinstance(b, (int, float)) for b in bounds)
+            and bounds[0] > bounds[1]):
+        problem("submission.value_range", "the lower bound is above the upper bound")
+    return errors

@@ -84,8 +84,13 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
         prepare(spec.id)  # idempotent and locked: a no-op where the data is there, safe when tasks race
         env = mle_env.make(spec.id, **task["env_options"])
         factory = task.get("policy_factory")
-        policy = factory(**task["agent_options"]) if factory else mle_env.make_policy(task["agent"],
-                                                                                         **task["agent_options"])
+        if factory:
+            policy = factory(**task["agent_options"])
+        else:  # a bundled name, module:Class or file.py:Class, resolved here in the worker
+            from mle_env.agents import with_episode_seed
+
+            spec = task.get("agent_spec") or task["agent"]
+            policy = mle_env.make_policy(spec, **with_episode_seed(spec, task["agent_options"], task["seed"]))
         failing = bool(task.get("inject_infra_failure"))
 
         def on_step(step: int, *_: Any) -> None:

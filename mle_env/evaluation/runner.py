@@ -53,7 +53,11 @@ class EvalConfig:
     """What to evaluate and how.
 
     Attributes:
-        agent, agent_options: the policy (``make_policy(agent, **agent_options)``).
+        agent, agent_options: the policy (``make_policy(agent, **agent_options)``): a bundled agent's name,
+            ``package.module:Class`` or ``path/to/file.py:Class`` (see :mod:`mle_env.agents`). The spec
+            string is what reaches the workers (a file path made absolute) and each resolves it itself, so
+            a policy in a file works in spawned processes and on Ray (where the file must exist on every
+            node). A policy that declares a ``seed`` option gets the episode's seed unless the options set one.
         competitions: competition ids.
         seeds: episodes per competition, with seeds 0 .. seeds-1.
         out: the run directory (results.jsonl, config.json, summary.json, plots, trajectories).
@@ -104,8 +108,11 @@ class EvalConfig:
         if env_options.get("cpus") is None:  # episodes share the machine: give each its share of the cores
             share = self.cpus_per_episode if self.ray_address else (os.cpu_count() or 1) / max(1, self.workers)
             env_options["cpus"] = max(1.0, share)
+        from mle_env.agents import absolute_spec
+
         return {"competition_id": competition, "seed": seed, "attempt": attempt, "agent": self.agent,
-                "split": split, "agent_options": self.agent_options, "env_options": env_options,
+                "agent_spec": absolute_spec(self.agent), "split": split, "agent_options": self.agent_options,
+                "env_options": env_options,
                 "data_dir": self.data_dir, "policy_factory": self.policy_factory,
                 "inject_infra_failure": attempt < self.injected_failures(competition, seed)}
 
@@ -238,10 +245,13 @@ def preflight(config: EvalConfig, todo: list[tuple[str, int]] | None = None) -> 
         UnknownCompetition: no competition has that id.
         NotPrepared: a competition's data is not prepared and could not be (the message says why and
             gives the ``mle-env prepare`` command).
-        PrerequisiteError: what the sandbox needs is missing here (engine, image, bubblewrap, a GPU runtime).
+        PrerequisiteError: what the sandbox needs is missing here (engine, image, bubblewrap, a GPU runtime),
+            or a module a competition declares in ``requires`` (e.g. Pillow for practice-mnist-digits; the
+            message gives the install command, e.g. ``pip install 'mle-env[images]'``).
         Whatever building the policy or the env raises (e.g. ImportError for a missing extra).
     """
     import mle_env
+    from mle_env.agents import absolute_spec
     from mle_env.competition.registry import get_spec
     from mle_env.config import EnvConfig
     from mle_env.prepare.runner import prepare
@@ -260,10 +270,12 @@ def preflight(config: EvalConfig, todo: list[tuple[str, int]] | None = None) -> 
                 raise ConfigError(f"policy_factory must be picklable (a class or function defined at module "
                                   f"level) to reach the worker processes: {type(e).__name__}: {e}") from e
     else:
-        _close(mle_env.make_policy(config.agent, **config.agent_options))
+        _close(mle_env.make_policy(absolute_spec(config.agent), **config.agent_options))
     splits = {cid: get_spec(cid).split for cid in competitions}
     local_data = not config.ray_address or config.data_dir is not None
     home = Path(config.data_dir) if config.data_dir else None
+    if local_data:
+        _check_requirements(needed, env_options, home)
     for cid in needed:
         try:
             prepare(cid, home=home, dry_run=not local_data and not _prepared_here(cid, home))
@@ -273,6 +285,40 @@ def preflight(config: EvalConfig, todo: list[tuple[str, int]] | None = None) -> 
     if local_data and needed:
         _check_envs(needed, env_options, home)
     return splits
+
+
+def _check_requirements(competitions: list[str], env_options: dict[str, Any], home: Path | None) -> None:
+    """Every module the competitions declare (``requires`` in competition.toml) imports here, where it is
+    needed here: to prepare data that is not prepared yet, or for the agent's programs in a sandbox that
+    runs this machine's Python (local, unisolated; the docker image brings its own).
+
+    Raises:
+        PrerequisiteError: naming every missing module, the competitions that need it and the install command.
+    """
+    from mle_env.competition.registry import get_spec
+
+    kind = env_options.get("sandbox", "auto")
+    if kind == "auto":
+        from mle_env.sandbox import choose_backend
+        from mle_env.sandbox.images import DEFAULT_IMAGE
+
+        try:
+            kind = choose_backend("auto", env_options.get("image", DEFAULT_IMAGE))[0]
+        except PrerequisiteError:
+            kind = "local"  # no sandbox at all: _check_envs says so; the requirement is reported first
+    missing: dict[tuple[str, str, str], list[str]] = {}
+    for cid in competitions:
+        spec = get_spec(cid)
+        if not spec.requires or (kind == "docker" and _prepared_here(cid, home)):
+            continue
+        for req in spec.requires:
+            why = req.missing()
+            if why is not None:
+                missing.setdefault((req.package, req.install, why), []).append(cid)
+    if missing:
+        lines = [f"{', '.join(cids)} need{'s' if len(cids) == 1 else ''} {package}, which cannot be imported here "
+                 f"({why}): {install}" for (package, install, why), cids in missing.items()]
+        raise PrerequisiteError("\n".join(lines) + "\ninstall it and rerun (or leave these competitions out)")
 
 
 def _close(policy: Any) -> None:

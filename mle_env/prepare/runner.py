@@ -32,7 +32,15 @@ from mle_env.errors import ChecksumMismatch, MleEnvError, NotPrepared, PrepareEr
 from mle_env.paths import CompetitionPaths
 from mle_env.prepare.helpers import HELPERS, PrepareContext
 from mle_env.prepare.leaderboards import install_leaderboard
-from mle_env.prepare.sources import DirSource, Source, ZipSource, disk_space, sha256_file, spec_sources
+from mle_env.prepare.sources import (
+    DirSource,
+    ManualSource,
+    Source,
+    ZipSource,
+    disk_space,
+    sha256_file,
+    spec_sources,
+)
 
 RAW_COMPLETE = ".complete"
 
@@ -82,7 +90,8 @@ def prepare(
     Args:
         competition: id or alias.
         force: rebuild even if prepared data of the current version exists (raw downloads are reused).
-        source: use only this source type from competition.toml (``pypi`` or ``kaggle``).
+        source: use only this source type from competition.toml (``pypi``, ``kaggle`` or ``none``: files
+            placed by hand in ``<home>/<id>/raw/``).
         raw_dir: read raw files from this folder instead of downloading.
         raw_zip: extract raw files from this archive instead of downloading.
         leaderboard: a leaderboard CSV to install (MLE-bench's format or any CSV with a ``score`` column).
@@ -146,7 +155,7 @@ def _choose_sources(
         return [DirSource(Path(str(raw_dir)))]
     if raw_zip is not None:
         return [ZipSource(Path(str(raw_zip)))]
-    sources = spec_sources(spec, paths.root / "downloads")
+    sources = spec_sources(spec, paths.root / "downloads", paths.raw)
     if source is not None:
         sources = [s for s in sources if s.type == source]
         if not sources:
@@ -188,6 +197,9 @@ def _fetch(
     complete = paths.raw / RAW_COMPLETE
     if complete.is_file() and not any(s.given_by_user for s in sources):
         return paths.raw, complete.read_text().strip() or "cache"
+    manual = [s for s in sources if isinstance(s, ManualSource)]
+    # files placed by hand win over a download, and the raw folder that holds them is never emptied
+    sources = [s for s in manual if not s.missing()] + [s for s in sources if s not in manual or s.missing()]
     reasons = []
     for src in sources:
         note, enough = disk_space(src, paths.root)
@@ -195,7 +207,7 @@ def _fetch(
             reasons.append(f"{src.type}: not enough disk space: {note}")
             continue
         say(f"fetching raw files: {src.describe()}")
-        if src.fills_cache:
+        if src.fills_cache and not manual:
             shutil.rmtree(paths.raw, ignore_errors=True)
         try:
             raw = src.fetch(paths.raw)
@@ -203,12 +215,14 @@ def _fetch(
             reasons.append(f"{src.type}: {e}")
             continue
         except BaseException:
-            if src.fills_cache:
+            if src.fills_cache and not manual:
                 shutil.rmtree(paths.raw, ignore_errors=True)
             raise
         if src.fills_cache:
             complete.write_text(src.type)
         return raw, src.type
+    if sources and all(isinstance(s, ManualSource) for s in sources):  # one line: which files to put where
+        raise PrepareError(manual[0].instructions())
     raise PrepareError(
         f"no source could provide the raw files of {spec.id}: " + "; ".join(reasons)
         + f". If you have them, run `mle-env prepare {spec.id} --raw-dir FOLDER` (or --raw-zip ARCHIVE)"
@@ -236,7 +250,8 @@ def _build(spec: CompetitionSpec, raw: Path, staging: Path, source: str, verify:
     private.mkdir()
     with tempfile.TemporaryDirectory(dir=staging, prefix=".scratch-") as scratch:
         ctx = PrepareContext(
-            spec, raw, public, private, Path(scratch), dict(spec.prepare.params), raw_owned=source != DirSource.type
+            spec, raw, public, private, Path(scratch), dict(spec.prepare.params),
+            raw_owned=source not in (DirSource.type, ManualSource.type),  # the user's files: never hard-linked
         )
         try:
             _run_prepare(spec, ctx)

