@@ -34,6 +34,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "register_competition": ("mle_env.competition.registry", "register_competition"),
     "list_competitions": ("mle_env.competition.registry", "list_competitions"),
     "CompetitionSpec": ("mle_env.competition.spec", "CompetitionSpec"),
+    "to_jsonable": ("mle_env.observation", "to_jsonable"),
 }
 
 __all__ = sorted([*_LAZY, "__version__"])

@@ -45,6 +45,7 @@ MIN_DISK = 2**20
 MAX_BYTES = 2**60
 MIN_OUTPUT, MAX_OUTPUT = 100, 2**24
 DEFAULT_DISK_FLOOR = 10 * 2**30
+DEFAULT_ARTIFACTS_BYTES = 50 * 2**20
 DISK_FACTOR = 2
 
 _UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40, "p": 2**50}
@@ -197,6 +198,8 @@ class EnvConfig:
         max_output: characters of stdout and of stderr kept per observation, 100 to 2^24.
         leaderboard: a leaderboard CSV to grade against instead of the installed one.
         home: the cache folder (None: ``$MLE_ENV_HOME`` or ``~/.cache/mle-env``).
+        artifacts_max_bytes: bytes of ``./code`` and ``./logs`` (together) kept in the episode's folder at its
+            end (an int or a string like ``"50m"``; default 50 MiB; 0 keeps neither).
 
     Raises:
         ConfigError: on construction, for the first option that is malformed or out of range.
@@ -217,6 +220,7 @@ class EnvConfig:
     max_output: int = 16_000
     leaderboard: str | os.PathLike[str] | None = None
     home: str | os.PathLike[str] | None = field(default=None)
+    artifacts_max_bytes: int | str = DEFAULT_ARTIFACTS_BYTES
 
     def __post_init__(self) -> None:
         def put(name: str, value: Any) -> None:
@@ -260,6 +264,7 @@ class EnvConfig:
         put("max_output", int(self.max_output))
         put("leaderboard", _path("leaderboard", self.leaderboard))
         put("home", _path("home", self.home))
+        put("artifacts_max_bytes", parse_bytes("artifacts_max_bytes", self.artifacts_max_bytes, 0))
 
     # -- building ----------------------------------------------------------------------------------------
     @classmethod

@@ -21,9 +21,10 @@ by default the medal tier (0 none, 1 bronze, 2 silver, 3 gold).
 
 ## Starting state
 ``reset`` starts a new sandbox (the previous one is removed) whose working directory holds ``data/``
-(read-only), ``submission/``, ``code/`` and ``logs/``; the Python interpreter is fresh. Reset's info says
-which sandbox runs and why (``sandbox``, ``sandbox_reason``, ``sandbox_info`` with its CPUs, memory and
-GPUs), where the trajectory goes (``trajectory``), and describes the task for programs: ``metric``
+(read-only), ``submission/``, ``code/`` and ``logs/``; the Python interpreter is fresh. Reset's info holds
+the ``seed`` it was given, says which sandbox runs and why (``sandbox``, ``sandbox_reason``, ``sandbox_info`` with its CPUs, memory and
+GPUs), where the trajectory goes (``trajectory``) and the episode's kept artifacts (``episode_dir``, see
+"Kept artifacts"), and describes the task for programs: ``metric``
 (``name``, ``lower_is_better``), ``submission`` (``header``, ``id_column``, ``targets``, ``kind``,
 ``sample``), ``domain``, ``competition_id`` and ``competition_version``.
 
@@ -64,8 +65,22 @@ is validated (:class:`mle_env.config.EnvConfig`) before anything starts; a bad o
   ``disk`` take bytes or strings like ``"4g"``.
 - ``disk``: bytes the agent may write (default ``"auto"``: the larger of 10 GiB and twice the
   competition's public data; ``None``: no limit); the task text states it.
-- ``record_dir``: where trajectories go (default ``$MLE_ENV_HOME/trajectories``).
+- ``record_dir``: where episodes are kept (default ``$MLE_ENV_HOME/trajectories``; see "Kept artifacts").
+- ``artifacts_max_bytes``: bytes of ``./code`` and ``./logs`` kept per episode (default 50 MiB; 0: none).
 - ``max_output``: characters of stdout and of stderr kept per observation.
+
+## Kept artifacts
+Each episode leaves a folder ``<record_dir>/<competition>-<UTC time>-<id>/`` (``info["episode_dir"]``)::
+
+    trajectory.jsonl   the trajectory (info["trajectory"]), flushed step by step
+    submission.csv     the exact bytes that were graded (absent when there was no readable submission)
+    grade.json         the GradeReport (absent after an infra error)
+    code/  logs/       regular files of ./code and ./logs, at most ``artifacts_max_bytes`` together
+                       (links, pipes and devices left out; TRUNCATED.txt says what did not fit)
+
+They are copied before the sandbox is removed, also for an episode abandoned by ``reset`` or ``close``. A
+failure while copying never changes the grade or the status; the trajectory's footer lists what was kept
+(``artifacts``) and what could not be. ``mle-env show FOLDER`` prints an episode as a timeline.
 
 ## Version history
 - v0: initial release.
@@ -74,6 +89,10 @@ is validated (:class:`mle_env.config.EnvConfig`) before anything starts; a bad o
 from __future__ import annotations
 
 import dataclasses
+import io
+import json
+import shutil
+import tarfile
 import tempfile
 import time
 import uuid
@@ -85,14 +104,14 @@ from gymnasium.error import ResetNeeded
 
 from mle_env.actions import Action, ActionError, describe, parse_action
 from mle_env.competition.registry import get_spec
-from mle_env.config import EnvConfig
+from mle_env.config import DEFAULT_ARTIFACTS_BYTES, EnvConfig
 from mle_env.errors import ConfigError, SandboxBroken, SandboxUnavailable
 from mle_env.grading.grader import Grader
 from mle_env.grading.report import GradeReport
 from mle_env.grading.validation import cap_reason
 from mle_env.observation import list_files, make_observation, observation_space, task_text
 from mle_env.paths import home as default_home
-from mle_env.recording import TrajectoryWriter, package_versions
+from mle_env.recording import TRAJECTORY_NAME, TrajectoryWriter, package_versions
 from mle_env.rewards import RewardFn, resolve_reward
 from mle_env.sandbox import Sandbox, SandboxLimits, choose_backend, create_sandbox
 from mle_env.sandbox.base import SUBMISSION
@@ -102,6 +121,9 @@ from mle_env.spaces import ActionSpace
 DEFAULT_TIME_LIMIT = 24 * 3600.0
 #: every value of info["status"]: running, then how the episode ended (see "Episode end" above)
 STATUSES = ("running", "submitted", "truncated", "sandbox_broken", "infra_error")
+#: names inside an episode's folder (see "Kept artifacts" above)
+SUBMISSION_NAME, GRADE_NAME = "submission.csv", "grade.json"
+KEPT_FOLDERS = ("code", "logs")
 
 
 class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
@@ -128,13 +150,14 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         max_output: int = 16_000,
         leaderboard: str | Path | None = None,
         home: str | Path | None = None,
+        artifacts_max_bytes: int | str = DEFAULT_ARTIFACTS_BYTES,
         render_mode: str | None = None,
     ) -> None:
         # every option is checked before anything else happens (no sandbox, no grader, no files)
         config = EnvConfig(
             sandbox=sandbox, time_limit=time_limit, step_limit=step_limit, action_timeout=action_timeout, gpus=gpus,
             cpus=cpus, memory=memory, disk=disk, network=network, reward=reward, record_dir=record_dir, image=image,
-            max_output=max_output, leaderboard=leaderboard, home=home,
+            max_output=max_output, leaderboard=leaderboard, home=home, artifacts_max_bytes=artifacts_max_bytes,
         )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']} or None; "
@@ -161,6 +184,8 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         self.files = list_files(self.grader.paths.public)
         self._sandbox: Sandbox | None = None
         self._writer: TrajectoryWriter | None = None
+        self._episode_dir: Path | None = None
+        self._artifacts: dict[str, Any] = {}
         self._task = ""
         self._started = 0.0
         self._steps = 0
@@ -197,7 +222,9 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         )
         episode_id = uuid.uuid4().hex
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-        self._writer = TrajectoryWriter(self.record_dir / f"{self.competition.id}-{stamp}-{episode_id[:8]}.jsonl")
+        self._episode_dir = self.record_dir / f"{self.competition.id}-{stamp}-{episode_id[:8]}"
+        self._artifacts = {}
+        self._writer = TrajectoryWriter(self._episode_dir / TRAJECTORY_NAME)
         self._writer.header(
             episode_id=episode_id, competition_id=self.competition.id, competition_version=self.competition.version,
             seed=seed, sandbox=self.sandbox_kind, sandbox_info=info.to_dict(),
@@ -212,8 +239,10 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         sub, metric = self.competition.submission, self.competition.metric
         return obs, {
             "competition_id": self.competition.id, "competition_version": self.competition.version, "status": "running",
+            "seed": seed,
             "sandbox": self.sandbox_kind, "sandbox_reason": self.sandbox_reason, "sandbox_info": info.to_dict(),
-            "trajectory": str(self._writer.path), "step": 0, "elapsed": 0.0, "domain": self.competition.domain,
+            "trajectory": str(self._writer.path), "episode_dir": str(self._episode_dir), "step": 0, "elapsed": 0.0,
+            "domain": self.competition.domain,
             "metric": {"name": metric.name, "lower_is_better": metric.lower_is_better},
             "submission": {"header": list(self.grader.header), "id_column": sub.id_column,
                            "targets": list(self.grader.targets), "kind": sub.kind,
@@ -266,6 +295,7 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         if status != "running":
             info["grade"] = report.to_dict() if report is not None else None
             info["trajectory"] = str(self._writer.path) if self._writer else None
+            info["episode_dir"] = str(self._episode_dir) if self._episode_dir else None
             self._done = True
             self._finish_resources(status, report, reward)
         return obs, reward, terminated, truncated, info
@@ -346,6 +376,7 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
             except SandboxBroken as e:  # the agent's doing: graded as a submission that cannot be read
                 copied = cap_reason(f"{in_sandbox} could not be copied out of the broken sandbox ({e})")
             if isinstance(copied, Path):
+                self._keep_file(copied, SUBMISSION_NAME)
                 report = self.grader.grade(copied)
             else:
                 report = self.grader.grade(Path(tmp) / "absent.csv")
@@ -378,15 +409,83 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         self._annotations = {}
 
     def _finish_resources(self, status: str, report: GradeReport | None = None, reward: float = 0.0) -> None:
-        """Write the footer (if an episode was open), close the trajectory and remove the sandbox."""
+        """Keep the episode's artifacts and write the footer (if an episode was open), close the trajectory
+        and remove the sandbox."""
         if self._writer is not None:
+            self._keep_artifacts(status, report)
             self._writer.footer(status=status, grade=report.to_dict() if report is not None else None,
-                                reward=reward, steps=self._steps, elapsed_s=time.monotonic() - self._started)
+                                reward=reward, steps=self._steps, elapsed_s=time.monotonic() - self._started,
+                                artifacts=self._artifacts)
             self._writer.close()
             self._writer = None
         if self._sandbox is not None:
             sandbox, self._sandbox = self._sandbox, None
             sandbox.close()
+
+
+    # -- kept artifacts (see "Kept artifacts" above) ----------------------------------------------------------
+    def _keep_file(self, source: Path, name: str) -> None:
+        if self._episode_dir is None:
+            return
+        try:
+            shutil.copyfile(source, self._episode_dir / name)
+            self._artifacts[name.split(".")[0]] = name
+        except OSError as e:
+            self._artifacts.setdefault("errors", []).append(f"{name}: {e}")
+
+    def _keep_artifacts(self, status: str, report: GradeReport | None) -> None:
+        """grade.json, then ./code and ./logs (capped) into the episode's folder; never raises."""
+        folder = self._episode_dir
+        if folder is None:
+            return
+        errors: list[str] = self._artifacts.setdefault("errors", [])
+        if report is not None:
+            try:
+                (folder / GRADE_NAME).write_text(json.dumps(report.to_dict(), indent=2, default=str) + "\n")
+                self._artifacts["grade"] = GRADE_NAME
+            except (OSError, TypeError, ValueError) as e:
+                errors.append(f"{GRADE_NAME}: {e}")
+        left = self.config.artifacts_max_bytes
+        if self._sandbox is not None and status != "infra_error" and left > 0:
+            for part in KEPT_FOLDERS:
+                try:
+                    archive = self._sandbox.copy_tree(part, max(0, left))
+                    files, size, truncated = extract_tree(archive, folder / part, max(0, left))
+                except Exception as e:  # noqa: BLE001 - whatever fails here, the grade and status stand
+                    errors.append(f"{part}/: {type(e).__name__}: {e}")
+                    continue
+                left -= size
+                self._artifacts[part] = {"files": files, "bytes": size, "truncated": truncated}
+        if not errors:
+            del self._artifacts["errors"]
+
+
+def extract_tree(archive: bytes, target: Path, max_bytes: int) -> tuple[int, int, bool]:
+    """Unpack a ``Sandbox.copy_tree`` archive into ``target``: regular files with safe relative names only,
+    at most ``max_bytes`` of content; returns (files, bytes, whether anything was left out)."""
+    target.mkdir(parents=True, exist_ok=True)
+    files = size = 0
+    truncated = False
+    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:") as tar:
+        for member in tar:
+            parts = Path(member.name).parts
+            if (not member.isfile() or not parts or Path(member.name).is_absolute() or ".." in parts
+                    or "\x00" in member.name):
+                continue
+            if member.name == "TRUNCATED.txt":
+                truncated = True
+            if member.size > max_bytes - size:
+                truncated = True
+                continue
+            data = tar.extractfile(member)
+            if data is None:
+                continue
+            dest = target.joinpath(*parts)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(data.read(member.size))
+            files += 1
+            size += member.size
+    return files, size, truncated
 
 
 def make(competition: str, **kwargs: Any) -> gymnasium.Env:

@@ -23,6 +23,13 @@ key             meaning
 
 ``stdout`` and ``stderr`` keep ``max_output`` bytes of what the program wrote: its start and its end, with
 a ``[... N bytes of output cut ...]`` marker saying how much of the middle was dropped.
+
+``exit_code``, ``time_left`` and ``steps_left`` are 0-d numpy arrays (as their ``Box`` spaces require), which
+``json.dumps`` refuses; :func:`to_jsonable` (also ``mle_env.to_jsonable``) turns an observation into plain
+``str``/``int``/``float`` values for logging, HTTP or an LLM prompt::
+
+    >>> import json, mle_env
+    >>> json.dumps(mle_env.to_jsonable(obs))   # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -82,6 +89,33 @@ def make_observation(
         "time_left": np.array(max(0.0, time_left), dtype=np.float64),
         "steps_left": np.array(steps_left, dtype=np.int64),
     }
+
+
+def to_jsonable(obs: Any) -> Any:
+    """A copy of ``obs`` (an observation, or any nesting of dicts, lists and numpy values) that ``json.dumps``
+    accepts: numpy arrays and scalars become Python numbers or lists (a 0-d array a plain number), tuples
+    lists, dict keys strings, paths strings; bools, numbers, strings and None are kept as they are.
+
+        >>> import numpy as np
+        >>> to_jsonable({"exit_code": np.array(0), "time_left": np.array(12.5), "stdout": "ok", "timed_out": 0})
+        {'exit_code': 0, 'time_left': 12.5, 'stdout': 'ok', 'timed_out': 0}
+
+    Raises:
+        TypeError: a value of another type (nothing an observation holds).
+    """
+    if obs is None or isinstance(obs, (str, bool, int, float)):
+        return obs
+    if isinstance(obs, np.ndarray):
+        return obs.tolist()
+    if isinstance(obs, np.generic):
+        return obs.item()
+    if isinstance(obs, Mapping):
+        return {str(k): to_jsonable(v) for k, v in obs.items()}
+    if isinstance(obs, (list, tuple)):
+        return [to_jsonable(v) for v in obs]
+    if isinstance(obs, Path):
+        return str(obs)
+    raise TypeError(f"to_jsonable: cannot turn a {type(obs).__name__} into JSON")
 
 
 def clip(text: str, limit: int) -> str:

@@ -7,7 +7,8 @@ Records, one JSON object per line:
 - ``{"type": "step", ...}``: step number, the action as sent, what it produced (stdout, stderr, exit
   code, timed out, message), start time, duration in seconds, time and steps left, and anything the
   policy attached with ``env.annotate(...)`` (e.g. LLM token counts) under ``"policy"``.
-- ``{"type": "footer", ...}``: how the episode ended (status), the grade report, reward, steps, wall time.
+- ``{"type": "footer", ...}``: how the episode ended (status), the grade report, reward, steps, wall time,
+  and ``artifacts``: what was kept beside the trajectory in the episode's folder (and what could not be).
 
 A crash of the process loses at most the record being written. :func:`read_trajectory` reads a file back
 and tolerates a torn last line. Whatever a record holds (text that is not valid Unicode, objects whose
@@ -26,6 +27,8 @@ from typing import Any
 from mle_env.jsonl import read_jsonl
 
 FORMAT_VERSION = 1
+#: the trajectory's name inside an episode's folder (see "Kept artifacts" in mle_env/env.py)
+TRAJECTORY_NAME = "trajectory.jsonl"
 
 
 _MAX_DEPTH = 32
@@ -118,6 +121,27 @@ def now() -> str:
 def read_trajectory(path: Path) -> list[dict[str, Any]]:
     """All complete records of a trajectory file (a torn last line from a crash is skipped)."""
     return read_jsonl(path)
+
+
+def find_trajectory(path: str | os.PathLike[str]) -> Path:
+    """The trajectory file of ``path``: the file itself, or the ``trajectory.jsonl`` of an episode's folder
+    (or that folder's only ``.jsonl`` file, for folders written by hand).
+
+    Raises:
+        FileNotFoundError: there is no such file, or the folder holds no trajectory.
+    """
+    path = Path(path)
+    if path.is_file():
+        return path
+    if path.is_dir():
+        if (path / TRAJECTORY_NAME).is_file():
+            return path / TRAJECTORY_NAME
+        candidates = [p for p in path.glob("*.jsonl") if p.is_file() and not p.name.endswith(".aide.jsonl")]
+        if len(candidates) == 1:
+            return candidates[0]
+        raise FileNotFoundError(f"{path} holds no {TRAJECTORY_NAME}" + (
+            f" and {len(candidates)} other .jsonl files; name one" if candidates else ""))
+    raise FileNotFoundError(f"no such file or folder: {path}")
 
 
 def package_versions() -> dict[str, str]:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from mle_env import __version__
 
-_COMMAND_MODULES = ("competitions", "episodes", "evaluation", "sandboxes")
+_COMMAND_MODULES = ("competitions", "episodes", "evaluation", "sandboxes", "show")
 
 
 def build_parser() -> argparse.ArgumentParser:

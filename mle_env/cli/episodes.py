@@ -29,7 +29,9 @@ def add_env_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_agent_arguments(p: argparse.ArgumentParser) -> None:
     """Agent options shared by run and eval; unset ones are not passed to the agent."""
-    p.add_argument("--agent", default="baseline", help="baseline, react, aide or human")
+    p.add_argument("--agent", default="baseline",
+                   help="baseline, react, aide, human, or your own policy: package.module:Class or "
+                        "path/to/file.py:Class (a class with reset(obs, info) and act(obs, info))")
     p.add_argument("--model", help="LLM model name (react, aide --proposer llm)")
     p.add_argument("--base-url", help="OpenAI-compatible server URL (default $MLE_ENV_LLM_BASE_URL)")
     p.add_argument("--api-key", help="LLM API key (default $MLE_ENV_LLM_API_KEY)")
@@ -84,36 +86,58 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("play", help="step through an episode yourself at the terminal")
     p.add_argument("competition", help="id or alias")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--agent", default="human",
+                   help="the interactive policy: human, or your own (package.module:Class, path/to/file.py:Class)")
+    p.add_argument("-o", "--agent-option", action="append", default=[], metavar="KEY=VALUE",
+                   help="an option of the agent (VALUE is parsed as JSON when it can be)")
     add_env_arguments(p)
     p.set_defaults(func=cmd_play)
 
 
 class LiveDisplay:
-    """A rich live panel: step, elapsed time, budget left, the last action and the tail of its output."""
+    """A rich live panel: step, elapsed time, budget left, the last action and the tail of its output, and what
+    the policy says it is doing when it has a ``status()`` method (AIDE: its node, operator and best CV score).
 
-    def __init__(self, title: str) -> None:
+    The panel is re-rendered four times a second by rich's refresh thread (``__rich__`` reads the clock each
+    time), so the elapsed time and how long the current step has run tick while a long action runs.
+    """
+
+    def __init__(self, title: str, policy: Any = None) -> None:
         from rich.live import Live
 
         self.title = title
-        self.started = time.monotonic()
-        self.live = Live(self._render(0, None), console=console(), refresh_per_second=4, transient=False)
+        self.policy = policy
+        self.started = self.step_started = time.monotonic()
+        self.step = 0
+        self.obs: dict[str, Any] | None = None
+        self.live = Live(self, console=console(), refresh_per_second=4, transient=False)
+
+    def __rich__(self) -> Any:
+        return self._render(self.step, self.obs)
 
     def _render(self, step: int, obs: dict[str, Any] | None) -> Any:
         from rich.panel import Panel
         from rich.text import Text
 
-        text = Text(f"step {step}   elapsed {time.monotonic() - self.started:.0f} s")
+        now = time.monotonic()
+        text = Text(f"step {step}   elapsed {now - self.started:.0f} s")
         if obs is not None:
             steps = int(obs["steps_left"])
-            text.append(f"   time left {float(obs['time_left']):.0f} s")
+            text.append(f"   time left {max(0.0, float(obs['time_left']) - (now - self.step_started)):.0f} s")
             text.append(f"   steps left {steps}" if steps >= 0 else "")
+        text.append(f"\nstep {step + 1} running for {now - self.step_started:.0f} s", style="cyan")
+        status = policy_status(self.policy)
+        if status:
+            text.append("\n" + status, style="magenta")
+        if obs is not None:
             text.append(f"\nlast: {obs['action']} (exit {int(obs['exit_code'])})\n", style="bold")
             tail = (obs["stdout"] + obs["stderr"] + obs["message"]).strip().splitlines()[-8:]
             text.append("\n".join(line[:150] for line in tail), style="dim")
         return Panel(text, title=self.title)
 
     def update(self, step: int, obs: dict[str, Any], *_: Any) -> None:
-        self.live.update(self._render(step, obs))
+        self.step, self.obs, self.step_started = step, obs, time.monotonic()
+        self.live.refresh()
 
     def __enter__(self) -> LiveDisplay:
         self.live.__enter__()
@@ -124,24 +148,37 @@ class LiveDisplay:
         self.live.console.print()
 
 
+def policy_status(policy: Any) -> str:
+    """One line from the policy's ``status()`` dict ("" when it has none, or it fails)."""
+    status = getattr(policy, "status", None)
+    if not callable(status):
+        return ""
+    try:
+        items = status() or {}
+        return "   ".join(f"{k.replace('_', ' ')} {f'{v:.5g}' if isinstance(v, float) else v}"
+                          for k, v in dict(items).items() if v is not None)
+    except Exception:  # noqa: BLE001 - a display must never end the episode
+        return ""
+
+
 def _print_step(step: int, obs: dict[str, Any], reward: float, terminated: bool, truncated: bool,
                 info: dict[str, Any]) -> None:
     print(f"step {step}: {obs['action']} exit={int(obs['exit_code'])} time_left={float(obs['time_left']):.0f}s")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from mle_env.agents import make_policy
+    from mle_env.agents import make_policy, with_episode_seed
     from mle_env.env import make
     from mle_env.episode import run_episode
 
     options = env_options(args)  # a bad option fails here, before an agent or a sandbox starts
-    policy = make_policy(args.agent, **agent_options(args))
+    policy = make_policy(args.agent, **with_episode_seed(args.agent, agent_options(args), args.seed))
     env = make(args.competition, **options)
     try:
         if args.json or args.no_live or args.agent == "human":
             result = run_episode(env, policy, seed=args.seed, on_step=None if args.json else _print_step)
         else:
-            with LiveDisplay(f"{args.agent} on {env.unwrapped.competition.id}") as live:
+            with LiveDisplay(f"{args.agent} on {env.unwrapped.competition.id}", policy) as live:
                 result = run_episode(env, policy, seed=args.seed, on_step=live.update)
     finally:
         env.close()
@@ -152,12 +189,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     out.print(f"episode {result.status} ({result.end}) after {result.steps} steps in {result.wall_time_s:.1f} s; "
               f"reward {result.reward:g}; trajectory {result.trajectory}")
     if result.error:
-        out.print(f"[red]{result.error.strip().splitlines()[-1]}[/red]")
+        from rich.markup import escape
+
+        out.print(f"[red]{escape(result.error.strip().splitlines()[-1])}[/red]")  # [images] etc. stay intact
     if result.grade is not None:
         print_report(result.grade)
     return 0 if result.status == "ok" else 1
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    args.agent, args.json, args.no_live, args.agent_option = "human", False, True, []
+    args.json, args.no_live = False, True
     return cmd_run(args)

@@ -95,6 +95,22 @@ class AidePolicy(ScriptedPolicy):
         self.config = AideConfig.from_options(**options)
         self._proposer = custom_proposer
         self.journal: Journal | None = None
+        self._status: dict[str, Any] = {}
+
+    def status(self) -> dict[str, Any]:
+        """What the search is doing, for a live display (read from another thread; replaced, never mutated):
+        ``phase``, the current ``node`` and its ``operator``, ``nodes`` done of ``max_nodes``, the best
+        node's cross-validation score (``best_cv``) and id (``best_node``)."""
+        return dict(self._status)
+
+    def _set_status(self, phase: str, node: Node | None = None, best: Node | None = None) -> None:
+        journal = self.journal
+        self._status = {
+            "phase": phase, "node": node.id if node is not None else None,
+            "operator": node.operator if node is not None else None,
+            "nodes": f"{len(journal.nodes) if journal else 0}/{self.config.max_nodes}",
+            "best_cv": best.score if best is not None else None, "best_node": best.id if best is not None else None,
+        }
 
     def _journal_path(self, info: dict[str, Any]) -> Path:
         if self.config.journal:
@@ -112,10 +128,12 @@ class AidePolicy(ScriptedPolicy):
                   "started_at": time.time()}
         self.journal = journal = Journal.open(self._journal_path(info), header)
         rng = random.Random(config.seed + len(journal.nodes))
+        self._set_status("looking at the data")
         obs = yield {"type": "shell", "code": INSPECT, "timeout": 60}
         preview = obs["stdout"]
         profile = None
         if proposer.needs_profile:
+            self._set_status("profiling the data")
             obs = yield install_mlkit()
             obs = yield profile_action(info)
             profile = last_json(obs["stdout"])
@@ -125,12 +143,15 @@ class AidePolicy(ScriptedPolicy):
                             lower_is_better=lower, journal=journal, node_timeout=config.node_timeout, profile=profile)
         best = journal.best(lower)
         if best is not None:  # resuming: rebuild the best node's submission in this fresh sandbox
+            self._set_status("rerunning the best node", best, best)
             obs = yield run_action(best, self._timeout(obs))
             if int(obs["exit_code"]) == 0:
                 obs = yield promote_action(best)
         unrecorded_llm: list[dict[str, Any]] = []  # completions not yet attached to a trajectory step
         while len(journal.nodes) < config.max_nodes and self._room_for_a_node(obs):
             operator, parent = next_move(journal, config, rng, lower)
+            self._status = {**self._status, "phase": f"proposing ({operator})", "node": journal.next_id(),
+                            "operator": operator}
             proposal = proposer.propose(operator, parent, ctx)
             node = Node(id=journal.next_id(), operator=operator, parent=parent.id if parent else None,
                         plan=proposal.plan, code=proposal.code, config=proposal.config, llm=proposal.llm,
@@ -144,9 +165,12 @@ class AidePolicy(ScriptedPolicy):
                           **({"llm": unrecorded_llm} if unrecorded_llm else {}))
             unrecorded_llm = []
             started = time.monotonic()
+            self._set_status("running", node, journal.best(lower))
             obs = yield run_action(node, self._timeout(obs))
             self._record_run(node, obs, time.monotonic() - started)
             if not node.buggy:
+                self._set_status(f"validating (CV {node.score:.5g})" if node.score is not None else "validating",
+                                 node, journal.best(lower))
                 obs = yield {"type": "validate", "path": node.submission_path}
                 node.validation = obs["stdout"]
                 if node.validation != "valid":
@@ -155,6 +179,8 @@ class AidePolicy(ScriptedPolicy):
                 obs = yield promote_action(node)
                 node.promoted = int(obs["exit_code"]) == 0
             journal.append(node)
+            self._set_status("buggy" if node.buggy else "done", node, journal.best(lower))
+        self._set_status("final validation", None, journal.best(lower))
         obs = yield {"type": "validate"}
 
     def _record_run(self, node: Node, obs: dict[str, Any], seconds: float) -> None:

@@ -395,9 +395,10 @@ def test_disk_limit_is_derived_and_stated_in_the_task(tiny_prepared: str) -> Non
 class _BreakableSandbox(mle_env.sandbox.Sandbox):
     kind = "local"
 
-    def __init__(self, copy_error: Exception | None = None) -> None:
+    def __init__(self, copy_error: Exception | None = None, tree_error: Exception | None = None) -> None:
         self.files: dict[str, bytes] = {}
         self.copy_error = copy_error
+        self.tree_error = tree_error
         self.broken = False
 
     def _start(self) -> mle_env.sandbox.SandboxInfo:
@@ -413,12 +414,28 @@ class _BreakableSandbox(mle_env.sandbox.Sandbox):
             raise SandboxUnavailable("the container was removed")
         if code.startswith("write "):
             self.files["submission/submission.csv"] = code[len("write "):].encode()
+        if code.startswith("put "):  # put PATH TEXT
+            _, name, text = code.split(" ", 2)
+            self.files[name] = text.encode()
         return mle_env.sandbox.ExecResult(stdout="ok\n", stderr="", exit_code=0, timed_out=False)
 
     def copy_out(self, path: str = "submission/submission.csv", max_bytes: int = 2**30) -> bytes | str | None:
         if self.broken and self.copy_error is not None:
             raise self.copy_error
         return self.files.get(path)
+
+    def copy_tree(self, path: str, max_bytes: int) -> bytes:
+        if self.broken and self.copy_error is not None:
+            raise self.copy_error
+        if self.tree_error is not None:
+            raise self.tree_error
+        from mle_env.sandbox.files import TreeArchive
+
+        archive = TreeArchive(max_bytes)
+        for name, data in self.files.items():
+            if name.startswith(path + "/"):
+                archive.add(name[len(path) + 1:], data)
+        return archive.finish()
 
     def python_packages(self) -> dict[str, str]:
         return {}
@@ -434,8 +451,8 @@ def breakable(monkeypatch: pytest.MonkeyPatch) -> Callable[..., _BreakableSandbo
 
     made: dict[str, _BreakableSandbox] = {}
 
-    def configure(copy_error: Exception | None = None) -> _BreakableSandbox:
-        made["sandbox"] = _BreakableSandbox(copy_error)
+    def configure(copy_error: Exception | None = None, tree_error: Exception | None = None) -> _BreakableSandbox:
+        made["sandbox"] = _BreakableSandbox(copy_error, tree_error)
         return made["sandbox"]
 
     monkeypatch.setattr(env_module, "choose_backend", lambda kind, image: ("local", "a test sandbox"))
@@ -532,3 +549,105 @@ def test_sandbox_gone_is_an_infra_error(tiny_prepared: str, breakable: Callable[
     assert truncated and info["status"] == "infra_error" and info["grade"] is None and reward == 0.0
     assert "infrastructure error: the container was removed" in obs["message"]
     env.close()
+
+
+# --- issue 11: each episode leaves a folder with its trajectory, graded submission, code, logs and grade --------
+def test_episode_leaves_its_artifacts(tiny_prepared: str, home: Path, backend: str, tmp_path: Path) -> None:
+    env = mle_env.make(tiny_prepared, sandbox=backend, record_dir=tmp_path / "runs")
+    _, info = env.reset(seed=3)
+    folder = Path(info["episode_dir"])
+    assert folder.parent == tmp_path / "runs" and Path(info["trajectory"]) == folder / "trajectory.jsonl"
+    env.step("mkdir -p code/lib logs && echo 'print(1)' > code/train.py && echo x > code/lib/util.py"
+             " && echo 'epoch 1 loss 0.5' > logs/train.log && ln -s /etc/passwd code/passwd"
+             " && ln -s ../data code/data && mkfifo logs/pipe && mkfifo code/pipe")
+    env.step(perfect_submission_code(home))
+    sent = env.unwrapped._sandbox.copy_out()  # the bytes in the sandbox when it submits
+    _, reward, terminated, _, info = env.step({"type": "submit"})
+    assert terminated and reward == 3.0 and info["episode_dir"] == str(folder)
+    assert sorted(p.name for p in folder.iterdir()) == ["code", "grade.json", "logs", "submission.csv",
+                                                        "trajectory.jsonl"]
+    assert (folder / "submission.csv").read_bytes() == sent
+    assert json.loads((folder / "grade.json").read_text()) == info["grade"]
+    assert (folder / "code" / "train.py").read_text() == "print(1)\n"
+    assert (folder / "code" / "lib" / "util.py").read_text() == "x\n"
+    assert (folder / "logs" / "train.log").read_text() == "epoch 1 loss 0.5\n"
+    kept = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if not p.is_dir())
+    assert [k for k in kept if "passwd" in k or "pipe" in k or k.startswith("code/data")] == []
+    assert all(not p.is_symlink() for p in folder.rglob("*"))
+    footer = read_trajectory(folder / "trajectory.jsonl")[-1]
+    assert footer["artifacts"] == {"submission": "submission.csv", "grade": "grade.json",
+                                   "code": {"files": 2, "bytes": 11, "truncated": False},
+                                   "logs": {"files": 1, "bytes": 17, "truncated": False}}
+    env.close()
+
+
+def test_artifacts_are_capped_and_huge_files_do_not_slow_the_end(
+    tiny_prepared: str, backend: str, tmp_path: Path
+) -> None:
+    env = mle_env.make(tiny_prepared, sandbox=backend, record_dir=tmp_path / "runs", artifacts_max_bytes="4k")
+    _, info = env.reset()
+    folder = Path(info["episode_dir"])
+    env.step("mkdir -p logs && head -c 3000 /dev/zero > code/a.bin && head -c 3000 /dev/zero > logs/b.log"
+             " && truncate -s 2G code/huge.bin && echo hi > logs/small.txt")
+    began = time.monotonic()
+    _, _, terminated, _, info = env.step({"type": "submit"})
+    assert time.monotonic() - began < 30
+    assert (folder / "code" / "a.bin").stat().st_size == 3000 and not (folder / "code" / "huge.bin").exists()
+    assert "left out" in (folder / "code" / "TRUNCATED.txt").read_text()
+    assert not (folder / "logs" / "b.log").exists() and (folder / "logs" / "small.txt").read_text() == "hi\n"
+    total = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and p.parent.name in ("code", "logs"))
+    assert total <= 4096 + 200  # the cap, plus the notes saying what was left out
+    footer = read_trajectory(folder / "trajectory.jsonl")[-1]
+    assert footer["artifacts"]["code"]["truncated"] and "submission" not in footer["artifacts"]
+    assert terminated and info["grade"]["status"] == "missing"
+    env.close()
+
+
+def test_no_code_or_logs_kept_with_a_zero_cap_and_bad_caps_are_refused(tiny_prepared: str, tmp_path: Path,
+                                                                        breakable: Callable[..., _BreakableSandbox]
+                                                                        ) -> None:
+    from mle_env.errors import ConfigError
+
+    for bad in (-1, "lots", None, True):
+        with pytest.raises(ConfigError, match="artifacts_max_bytes must be a size in bytes"):
+            mle_env.make(tiny_prepared, artifacts_max_bytes=bad)
+    breakable()
+    env = mle_env.make(tiny_prepared, record_dir=tmp_path, artifacts_max_bytes=0)
+    _, info = env.reset()
+    env.step("put code/x.py print(1)")
+    env.step({"type": "submit"})
+    assert sorted(p.name for p in Path(info["episode_dir"]).iterdir()) == ["grade.json", "trajectory.jsonl"]
+    env.close()
+
+
+def test_an_infra_failure_while_keeping_code_loses_neither_grade_nor_status(
+    tiny_prepared: str, home: Path, tmp_path: Path, breakable: Callable[..., _BreakableSandbox]
+) -> None:
+    from mle_env.errors import SandboxUnavailable
+
+    breakable(tree_error=SandboxUnavailable("the engine stopped answering"))
+    env = mle_env.make(tiny_prepared, record_dir=tmp_path)
+    _, info = env.reset()
+    env.step("write " + _perfect_csv(home))
+    _, reward, terminated, _, info = env.step({"type": "submit"})
+    assert terminated and info["status"] == "submitted" and reward == 3.0 and info["grade"]["score"] == 1.0
+    folder = Path(info["episode_dir"])
+    assert (folder / "submission.csv").read_text() == _perfect_csv(home)
+    footer = read_trajectory(folder / "trajectory.jsonl")[-1]
+    assert footer["status"] == "submitted" and footer["grade"]["score"] == 1.0
+    assert footer["artifacts"]["errors"] == ["code/: SandboxUnavailable: the engine stopped answering",
+                                             "logs/: SandboxUnavailable: the engine stopped answering"]
+    env.close()
+
+
+def test_an_abandoned_episode_keeps_its_code(tiny_prepared: str, tmp_path: Path,
+                                            breakable: Callable[..., _BreakableSandbox]) -> None:
+    breakable()
+    env = mle_env.make(tiny_prepared, record_dir=tmp_path)
+    _, info = env.reset()
+    env.step("put code/model.py weights=1")
+    env.close()
+    folder = Path(info["episode_dir"])
+    assert (folder / "code" / "model.py").read_text() == "weights=1"
+    footer = read_trajectory(folder / "trajectory.jsonl")[-1]
+    assert footer["status"] == "closed" and footer["grade"] is None and not (folder / "grade.json").exists()

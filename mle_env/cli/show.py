@@ -1,0 +1,220 @@
+"""``mle-env show TRAJECTORY|EPISODE_DIR``: an episode as a readable timeline.
+
+One block per step: its number, when it started (seconds after reset), how long it took, the action (its
+code clipped to a few lines), the exit code, whether it timed out, stdout and stderr (first and last lines
+kept) and the environment's message; then how the episode ended, the grade and, for an episode's folder,
+what was kept beside the trajectory. Everything the agent wrote is printed as plain text (never as rich
+markup), so output holding ``[red]`` or escape codes cannot change the display.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+DEFAULT_LINES = 12
+LINE_WIDTH = 200
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("show", help="print an episode (a trajectory or an episode's folder) as a timeline")
+    p.add_argument("path", type=Path, help="a trajectory .jsonl or an episode's folder")
+    p.add_argument("--lines", type=int, default=DEFAULT_LINES,
+                   help=f"lines kept of each output and action (first and last; default {DEFAULT_LINES})")
+    p.add_argument("--full", action="store_true", help="print outputs and actions whole")
+    p.add_argument("--task", action="store_true", help="print the task text too")
+    p.add_argument("--width", type=int, help="width of the display (default: the terminal's)")
+    p.set_defaults(func=cmd_show)
+
+
+def clip_lines(text: str, lines: int | None) -> str:
+    """``text`` with at most ``lines`` lines (its first and last ones, the cut marked), each line cut to
+    LINE_WIDTH characters; ``None`` keeps everything."""
+    if lines is None:
+        return text
+    rows = text.splitlines()
+    rows = [r if len(r) <= LINE_WIDTH else r[:LINE_WIDTH] + f" [... {len(r) - LINE_WIDTH} characters]"
+            for r in rows]
+    if len(rows) > lines:
+        head = max(1, lines // 2)
+        tail = max(0, lines - head)
+        rows = [*rows[:head], f"[... {len(rows) - head - tail} lines ...]", *(rows[-tail:] if tail else [])]
+    return "\n".join(rows)
+
+
+def _seconds(value: Any) -> str:
+    if not isinstance(value, (int, float)):
+        return "?"
+    if value < 10:
+        return f"{value:.2f} s"
+    return f"{value:.0f} s" if value < 600 else f"{value / 60:.1f} min" if value < 7200 else f"{value / 3600:.1f} h"
+
+
+def _action_text(action: Any) -> tuple[str, str]:
+    """(a one-line summary of the action, its code or text)."""
+    if isinstance(action, dict):
+        kind = str(action.get("type", "?"))
+        timeout = action.get("timeout")
+        extras = [f"timeout {timeout:g} s"] if isinstance(timeout, (int, float)) else []
+        if action.get("path"):
+            extras.append(f"path {action['path']}")
+        return kind + (f" ({', '.join(extras)})" if extras else ""), str(action.get("code") or "")
+    return "invalid", str(action)
+
+
+def _step(record: dict[str, Any], lines: int | None) -> Any:
+    from rich.console import Group
+    from rich.text import Text
+
+    summary, code = _action_text(record.get("action"))
+    exit_code = record.get("exit_code")
+    ok = exit_code == 0 and not record.get("timed_out")
+    head = Text()
+    head.append(f"#{record.get('step', '?')}", style="bold")
+    head.append(f"  +{_seconds(record.get('started_at'))}  ", style="dim")
+    head.append(summary, style="bold cyan")
+    head.append(f"  {_seconds(record.get('duration_s'))}")
+    head.append(f"  exit {exit_code}", style="green" if ok else "bold red")
+    if record.get("timed_out"):
+        head.append("  TIMED OUT", style="bold red")
+    time_left, steps_left = record.get("time_left"), record.get("steps_left")
+    head.append(f"  (left: {_seconds(time_left)}" + (f", {steps_left} steps)" if isinstance(steps_left, int)
+                                                      and steps_left >= 0 else ")"), style="dim")
+    parts: list[Any] = [head]
+    if code.strip():
+        parts.append(Text(_indent(clip_lines(code.rstrip("\n"), lines), "  $ " if summary.startswith("shell")
+                                  else "  > "), style="yellow"))
+    for key, style in (("stdout", ""), ("stderr", "red")):
+        text = record.get(key)
+        if isinstance(text, str) and text.strip():
+            parts.append(Text(f"  {key}:", style="dim"))
+            parts.append(Text(_indent(clip_lines(text.rstrip("\n"), lines), "    "), style=style))
+    message = record.get("message")
+    if isinstance(message, str) and message.strip():
+        parts.append(Text(_indent(message.strip(), "  ! "), style="magenta"))
+    policy = record.get("policy")
+    if isinstance(policy, dict) and policy:
+        parts.append(Text("  policy: " + clip_lines(_short_json(policy), 1), style="dim"))
+    return Group(*parts)
+
+
+def _indent(text: str, prefix: str) -> str:
+    pad = " " * len(prefix)
+    return "\n".join((prefix if n == 0 else pad) + line for n, line in enumerate(text.splitlines()))
+
+
+def _short_json(value: Any) -> str:
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= LINE_WIDTH else text[: LINE_WIDTH - 3] + "..."
+
+
+def _grade_table(grade: dict[str, Any]) -> Any:
+    from rich.table import Table
+
+    table = Table(show_header=False, title=f"grade: {grade.get('competition_id', '?')}")
+    table.add_row("status", str(grade.get("status")))
+    if grade.get("score") is not None:
+        direction = "lower" if grade.get("is_lower_better") else "higher"
+        table.add_row("score", f"{grade['score']:.5f} ({direction} is better)")
+    for key, label in (("invalid_reason", "invalid"), ("grader_error", "grader error")):
+        if grade.get(key):
+            table.add_row(label, str(grade[key]))
+    if grade.get("gold_threshold") is not None:
+        table.add_row("medal", str(grade.get("medal") or "none").upper() if grade.get("any_medal") else "none")
+        table.add_row("thresholds", f"gold {grade['gold_threshold']}  silver {grade.get('silver_threshold')}  "
+                                    f"bronze {grade.get('bronze_threshold')}  median {grade.get('median_threshold')}")
+        if grade.get("rank") is not None and isinstance(grade.get("percentile"), (int, float)):
+            table.add_row("rank", f"{grade['rank']} of {grade.get('leaderboard_teams')}; "
+                                  f"beats {grade['percentile']:.1%}")
+    elif grade.get("leaderboard_note"):
+        table.add_row("medal", str(grade["leaderboard_note"]))
+    return table
+
+
+def _kept(folder: Path) -> list[str]:
+    """What an episode's folder holds besides the trajectory, one line each."""
+    out = []
+    for entry in sorted(folder.iterdir()):
+        if entry.name.endswith(".jsonl"):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            files = [p for p in entry.rglob("*") if p.is_file() and not p.is_symlink()]
+            out.append(f"{entry.name}/  {len(files)} files, {sum(p.stat().st_size for p in files)} bytes"
+                       + ("  (capped: see TRUNCATED.txt)" if (entry / "TRUNCATED.txt").is_file() else ""))
+        elif entry.is_file():
+            out.append(f"{entry.name}  {entry.stat().st_size} bytes")
+    return out
+
+
+def render(records: list[dict[str, Any]], *, lines: int | None = DEFAULT_LINES, task: bool = False,
+           folder: Path | None = None) -> list[Any]:
+    """The renderables of a trajectory's timeline (printed in order by :func:`cmd_show`)."""
+    from rich.rule import Rule
+    from rich.text import Text
+
+    out: list[Any] = []
+    header = next((r for r in records if r.get("type") == "header"), None)
+    if header is not None:
+        title = f"{header.get('competition_id', '?')} (v{header.get('competition_version', '?')})"
+        out.append(Rule(Text(title, style="bold")))
+        limits = [f"seed {header.get('seed')}", f"sandbox {header.get('sandbox')}",
+                  f"time limit {_seconds(header.get('time_limit'))}",
+                  f"step limit {header.get('step_limit') if header.get('step_limit') is not None else 'none'}",
+                  f"started {header.get('started_at', '?')}"]
+        out.append(Text("   ".join(limits), style="dim"))
+        if task and isinstance(header.get("task"), str):
+            out.append(Text(header["task"].rstrip()))
+    else:
+        out.append(Text("(no header: not the start of a trajectory)", style="yellow"))
+    steps = [r for r in records if r.get("type") == "step"]
+    for record in steps:
+        out.append(Text(""))
+        out.append(_step(record, lines))
+    footer = next((r for r in reversed(records) if r.get("type") == "footer"), None)
+    out.append(Text(""))
+    if footer is None:
+        out.append(Rule(Text(f"no end yet: {len(steps)} steps (still running, or its process died)",
+                             style="yellow")))
+        return out
+    reward = footer.get("reward")
+    out.append(Rule(Text(f"{footer.get('status')}: {footer.get('steps')} steps in "
+                         f"{_seconds(footer.get('elapsed_s'))}, reward {reward:g}" if isinstance(reward, (int, float))
+                         else f"{footer.get('status')}", style="bold")))
+    grade = footer.get("grade")
+    if isinstance(grade, dict):
+        out.append(_grade_table(grade))
+    else:
+        out.append(Text("not graded (an infrastructure error, or the episode was abandoned)", style="yellow"))
+    artifacts = footer.get("artifacts")
+    if isinstance(artifacts, dict):
+        for error in artifacts.get("errors") or []:
+            out.append(Text(f"not kept: {error}", style="yellow"))
+    if folder is not None:
+        kept = _kept(folder)
+        if kept:
+            out.append(Text("kept in " + str(folder) + ":\n" + "\n".join("  " + k for k in kept), style="dim"))
+    return out
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from mle_env.errors import MleEnvError
+    from mle_env.recording import find_trajectory, read_trajectory
+
+    try:
+        path = find_trajectory(args.path)
+    except FileNotFoundError as e:
+        raise MleEnvError(str(e)) from None
+    records = read_trajectory(path)
+    if not records:
+        raise MleEnvError(f"{path} holds no trajectory records")
+    if args.lines < 1:
+        raise MleEnvError(f"--lines must be at least 1; got {args.lines}")
+    console = Console(width=args.width, highlight=False)
+    folder = path.parent if path.name == "trajectory.jsonl" else None
+    for renderable in render(records, lines=None if args.full else args.lines, task=args.task, folder=folder):
+        console.print(renderable)
+    return 0
