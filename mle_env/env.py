@@ -23,9 +23,9 @@ by default the medal tier (0 none, 1 bronze, 2 silver, 3 gold).
 ``reset`` starts a new sandbox (the previous one is removed) whose working directory holds ``data/``
 (read-only), ``submission/``, ``code/`` and ``logs/``; the Python interpreter is fresh. Reset's info holds
 the ``seed`` it was given, says which sandbox runs and why (``sandbox``, ``sandbox_reason``,
-``sandbox_info`` with its CPUs, memory and GPUs), where the trajectory goes (``trajectory``) and the episode's kept artifacts (``episode_dir``, see
-"Kept artifacts"), and describes the task for programs: ``metric``
-(``name``, ``lower_is_better``), ``submission`` (``header``, ``id_column``, ``targets``, ``kind``,
+``sandbox_info`` with its CPUs, memory and GPUs), where the trajectory goes (``trajectory``) and the
+episode's kept artifacts (``episode_dir``, see "Kept artifacts"), and describes the task for programs:
+``metric`` (``name``, ``lower_is_better``), ``submission`` (``header``, ``id_column``, ``targets``, ``kind``,
 ``sample``), ``domain``, ``competition_id`` and ``competition_version``.
 
 ## Episode end
