@@ -35,6 +35,7 @@ from mle_env.sandbox.base import (
     SandboxInfo,
     SandboxLimits,
     parse_bytes,
+    pid_alive,
 )
 from mle_env.sandbox.channel import DockerStreamTransport, WorkerClient
 from mle_env.sandbox.files import TreeArchive
@@ -351,7 +352,7 @@ def remove_stale_containers(everything: bool = False) -> list[str]:
         for container in client.containers.list(all=True, filters={"label": LABEL}):
             labels = container.labels
             mine = labels.get(OWNER_HOST) == host
-            if everything or (mine and not _pid_alive(int(labels.get(OWNER_PID, "0") or 0))):
+            if everything or (mine and not pid_alive(int(labels.get(OWNER_PID, "0") or 0))):
                 container.remove(force=True)
                 removed.append(container.short_id)
     finally:
@@ -359,13 +360,4 @@ def remove_stale_containers(everything: bool = False) -> list[str]:
     return removed
 
 
-def _pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
     return True

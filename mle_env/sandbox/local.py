@@ -47,6 +47,7 @@ from mle_env.sandbox.base import (
     host_memory,
     host_packages,
     parse_bytes,
+    pid_alive,
 )
 from mle_env.sandbox.channel import PipeTransport, StderrTail, WorkerClient
 from mle_env.sandbox.files import TreeArchive, archive_workspace_tree, read_workspace_file
@@ -364,7 +365,7 @@ def remove_stale_local_sandboxes(everything: bool = False, root: Path | None = N
             pid, owner_host = (base / OWNER_FILE).read_text().split()
         except (OSError, ValueError):
             continue  # not a local sandbox's folder
-        if owner_host != host or (not everything and _pid_alive(int(pid))):
+        if owner_host != host or (not everything and pid_alive(int(pid))):
             continue
         for controller in ("", "memory", "pids", "cpu"):
             group = CGROUP_ROOT / controller / "mle-env" / base.name
@@ -375,13 +376,6 @@ def remove_stale_local_sandboxes(everything: bool = False, root: Path | None = N
     return removed
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
     return True
 
 
