@@ -41,8 +41,9 @@ Responses: {"id": n, "stdout": str, "stderr": str, "exit_code": int|null, "timed
 - Children get ``oom_score_adj = 1000`` so that, under a memory limit, the kernel kills the agent's
   program rather than this worker.
 - Disk: no file may grow past ``disk_limit`` (RLIMIT_FSIZE, set on the worker and inherited), and while
-  an action runs the watchdog sums ``disk_paths`` about once a second: when the total is over the limit
-  and still growing, the action and every background process are stopped, and the note says so.
+  an action runs the watchdog sums ``disk_paths`` about once a second (ten times a second past half the
+  limit; and at the end of every action while a look is cheap): when the total is over the limit and
+  still growing, the action and every background process are stopped, and the note says so.
 """
 
 import ast
