@@ -127,8 +127,10 @@ class LocalSandbox(Sandbox):
         )
 
     def _binds(self, home: Path, tmp: Path, etc: Path) -> list[tuple[str, str, str]]:
-        """(kind, source, destination) for every path the sandbox sees, in mount order."""
-        binds: list[tuple[str, str, str]] = [("ro", "/usr", "/usr")]
+        """(kind, source, destination) for every path the sandbox sees, in mount order: the workspace's /tmp
+        and /home first, since a later mount hides whatever an earlier one put below it (a venv in /tmp)."""
+        binds: list[tuple[str, str, str]] = [("rw", str(tmp), "/tmp"), ("rw", str(home), WORKDIR),
+                                             ("ro", "/usr", "/usr")]
         for name in ("bin", "lib", "lib64", "lib32", "sbin"):
             path = Path("/") / name
             if path.is_symlink():
@@ -143,8 +145,7 @@ class LocalSandbox(Sandbox):
                 binds.append(("ro", f"/etc/{name}", f"/etc/{name}"))
         for name in ("passwd", "group", "hostname"):
             binds.append(("ro", str(etc / name), f"/etc/{name}"))
-        binds += [("ro", str(WORKER_PATH), WORKER_INSIDE), ("rw", str(tmp), "/tmp"), ("rw", str(home), WORKDIR),
-                  ("ro", str(self.public_dir), f"{WORKDIR}/data")]
+        binds += [("ro", str(WORKER_PATH), WORKER_INSIDE), ("ro", str(self.public_dir), f"{WORKDIR}/data")]
         for device in _gpu_devices(self.limits.gpus):
             binds.append(("dev", device, device))
         return binds

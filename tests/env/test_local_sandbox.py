@@ -144,3 +144,13 @@ def test_gc_removes_what_a_killed_process_left(bwrap_ready: None, tmp_path: Path
     assert remove_stale_local_sandboxes(root=tmp_path) == [name]
     assert not (tmp_path / name).exists()
     assert not any((CGROUP_ROOT / c / "mle-env" / name).exists() for c in ("", "memory", "pids", "cpu"))
+
+
+def test_binds_below_the_workspace_are_mounted_after_it(tmp_path: Path) -> None:
+    """A later mount hides what an earlier one put below it: a venv in /tmp must be bound after /tmp."""
+    box = LocalSandbox(tmp_path)
+    binds = box._binds(tmp_path / "home", tmp_path / "tmp", tmp_path / "etc")
+    dests = [dest for _, _, dest in binds]
+    for top in ("/tmp", "/home"):
+        first = dests.index(top)
+        assert all(i > first for i, d in enumerate(dests) if d.startswith(top + "/")), dests
