@@ -109,6 +109,7 @@ class LiveDisplay:
         self.policy = policy
         self.started = self.step_started = time.monotonic()
         self.step = 0
+        self.done = False
         self.obs: dict[str, Any] | None = None
         self.live = Live(self, console=console(), refresh_per_second=4, transient=False)
 
@@ -125,7 +126,10 @@ class LiveDisplay:
             steps = int(obs["steps_left"])
             text.append(f"   time left {max(0.0, float(obs['time_left']) - (now - self.step_started)):.0f} s")
             text.append(f"   steps left {steps}" if steps >= 0 else "")
-        text.append(f"\nstep {step + 1} running for {now - self.step_started:.0f} s", style="cyan")
+        if self.done:
+            text.append("\nthe episode has ended", style="cyan")
+        else:
+            text.append(f"\nstep {step + 1} running for {now - self.step_started:.0f} s", style="cyan")
         status = policy_status(self.policy)
         if status:
             text.append("\n" + status, style="magenta")
@@ -135,8 +139,10 @@ class LiveDisplay:
             text.append("\n".join(line[:150] for line in tail), style="dim")
         return Panel(text, title=self.title)
 
-    def update(self, step: int, obs: dict[str, Any], *_: Any) -> None:
+    def update(self, step: int, obs: dict[str, Any], _reward: float = 0.0, terminated: bool = False,
+               truncated: bool = False, *_: Any) -> None:
         self.step, self.obs, self.step_started = step, obs, time.monotonic()
+        self.done = bool(terminated or truncated)
         self.live.refresh()
 
     def __enter__(self) -> LiveDisplay:
