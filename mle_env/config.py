@@ -30,6 +30,7 @@ from typing import Any
 
 from mle_env.errors import ConfigError
 from mle_env.sandbox.images import DEFAULT_IMAGE
+from mle_env.units import human_bytes
 
 SANDBOXES = ("auto", "docker", "local", "unisolated")
 # the names of mle_env.rewards.REWARDS (a test keeps them equal; importing it here would load pandas)
@@ -109,14 +110,6 @@ def parse_bytes(name: str, value: Any, minimum: int = 1, maximum: int = MAX_BYTE
     if not math.isfinite(number) or not minimum <= number <= maximum:
         raise ConfigError(f"{allowed}; {_given(value)}")
     return int(number)
-
-
-def human_bytes(nbytes: int) -> str:
-    """A byte count in binary units, as sizes are given here: "10 GiB", "512 MiB", "3.07 GiB"."""
-    for unit, size in (("EiB", 2**60), ("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if nbytes >= size:
-            return f"{nbytes / size:.3g} {unit}"
-    return f"{nbytes} B"
 
 
 def _path(name: str, value: Any) -> Path | None:
@@ -337,4 +330,4 @@ def _step_limit(name: str, value: Any) -> int | None:
     return int(value)
 
 
-__all__ = ["SANDBOXES", "EnvConfig", "human_bytes", "parse_bytes", "show"]
+__all__ = ["SANDBOXES", "EnvConfig", "parse_bytes", "show"]

@@ -42,9 +42,8 @@ import numpy as np
 from gymnasium import spaces
 
 from mle_env.competition.spec import CompetitionSpec
-from mle_env.config import human_bytes
 from mle_env.spaces import UnicodeText
-from mle_env.units import format_bytes
+from mle_env.units import format_bytes, human_bytes
 
 TEXT_LIMIT = 1_000_000
 _MARKER_ROOM = 100

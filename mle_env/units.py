@@ -13,3 +13,11 @@ def format_bytes(nbytes: int | float | None) -> str:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1000
     return f"{value:.1f} TB"
+
+
+def human_bytes(nbytes: int) -> str:
+    """A byte count in binary units, as sizes are given here: "10 GiB", "512 MiB", "3.07 GiB"."""
+    for unit, size in (("EiB", 2**60), ("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if nbytes >= size:
+            return f"{nbytes / size:.3g} {unit}"
+    return f"{nbytes} B"

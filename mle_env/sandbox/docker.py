@@ -34,7 +34,6 @@ from mle_env.sandbox.base import (
     Sandbox,
     SandboxInfo,
     SandboxLimits,
-    parse_bytes,
     pid_alive,
 )
 from mle_env.sandbox.channel import DockerStreamTransport, WorkerClient
@@ -97,7 +96,7 @@ class DockerSandbox(Sandbox):
         return SandboxInfo(
             kind=self.kind, workdir=WORKDIR, image=self.image,
             cpus=self.limits.cpus or float(engine.get("NCPU", 0)) or None,
-            memory_bytes=parse_bytes(self.limits.memory) or engine.get("MemTotal"),
+            memory_bytes=self.limits.memory or engine.get("MemTotal"),
             gpus=_gpu_names(self.limits.gpus), extra={"container": self.container.short_id, "image_id": image.short_id},
         )
 

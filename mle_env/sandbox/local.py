@@ -46,7 +46,6 @@ from mle_env.sandbox.base import (
     SandboxLimits,
     host_memory,
     host_packages,
-    parse_bytes,
     pid_alive,
 )
 from mle_env.sandbox.channel import PipeTransport, StderrTail, WorkerClient
@@ -121,7 +120,7 @@ class LocalSandbox(Sandbox):
         self._start_worker(home, tmp, cgroup_files)
         return SandboxInfo(
             kind=self.kind, workdir=WORKDIR, cpus=self.limits.cpus or float(os.cpu_count() or 1),
-            memory_bytes=parse_bytes(self.limits.memory) or host_memory(), gpus=_gpu_ids(self.limits.gpus),
+            memory_bytes=self.limits.memory or host_memory(), gpus=_gpu_ids(self.limits.gpus),
             python=sys.version.split()[0],
             extra={"isolation": "bubblewrap", "limits": dict(self.enforced), "base": str(self.base)},
         )
@@ -154,7 +153,7 @@ class LocalSandbox(Sandbox):
         args = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
                 "--as-pid-1", "--uid", str(AGENT_UID), "--gid", str(AGENT_UID), "--hostname", "mle-env",
                 "--info-fd", str(info_fd), "--proc", "/proc", "--dev", "/dev",
-                "--size", str(parse_bytes(self.limits.shm) or 2**30), "--tmpfs", "/dev/shm"]
+                "--size", str(self.limits.shm), "--tmpfs", "/dev/shm"]
         for kind, source, dest in binds:
             flag = {"ro": "--ro-bind", "rw": "--bind", "dev": "--dev-bind", "symlink": "--symlink"}[kind]
             args += [flag, source, dest]
@@ -221,7 +220,7 @@ class LocalSandbox(Sandbox):
         """Limits the worker applies to itself (and so to every program) where cgroups are not available."""
         out = {}
         if "memory" not in self.enforced and self.limits.memory is not None:
-            out["RLIMIT_AS"] = parse_bytes(self.limits.memory)
+            out["RLIMIT_AS"] = self.limits.memory
             self.enforced["memory"] = "rlimit (address space)"
         if "pids" not in self.enforced:
             out["RLIMIT_NPROC"] = self.limits.pids
@@ -235,7 +234,7 @@ class LocalSandbox(Sandbox):
         assert self.base is not None
         name = f"mle-env/{self.base.name}"
         limits = self.limits
-        memory = parse_bytes(limits.memory)
+        memory = limits.memory
         made: list[Path] = []
         files: dict[str, object] = {}
         try:

@@ -22,7 +22,7 @@ def sandbox(bwrap_ready: None, tmp_path: Path):
     public = tmp_path / "public"
     public.mkdir()
     (public / "train.csv").write_text("id,x\n1,2\n")
-    box = LocalSandbox(public, SandboxLimits(cpus=1, memory="512m", disk=2**30))
+    box = LocalSandbox(public, SandboxLimits(cpus=1, memory=512 * 2**20, disk=2**30))
     box.start()
     yield box
     box.close()

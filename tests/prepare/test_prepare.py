@@ -23,9 +23,8 @@ from conftest import raw_dir, require_import
 from mle_env.competition.registry import get_spec
 from mle_env.errors import ChecksumMismatch, LeaderboardError, PrepareError
 from mle_env.grading.grader import Grader
-from mle_env.paths import CompetitionPaths
+from mle_env.paths import CompetitionPaths, sha256_file
 from mle_env.prepare.runner import prepare
-from mle_env.prepare.sources import sha256_file
 
 
 @pytest.fixture
