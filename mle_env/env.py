@@ -115,6 +115,13 @@ from mle_env.recording import TRAJECTORY_NAME, TrajectoryWriter, package_version
 from mle_env.rewards import RewardFn, resolve_reward
 from mle_env.sandbox import Sandbox, SandboxLimits, choose_backend, create_sandbox
 from mle_env.sandbox.base import SUBMISSION
+from mle_env.sandbox.endpoint import (
+    INSTRUCTIONS_NAME,
+    SCRIPT_NAME,
+    ValidationEndpoint,
+    instructions_text,
+    validate_script,
+)
 from mle_env.sandbox.images import DEFAULT_IMAGE
 from mle_env.spaces import ActionSpace
 
@@ -209,17 +216,23 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         self._seed = seed
         self._finish_resources("reset")
         sandbox = create_sandbox(self.sandbox_kind, self.grader.paths.public, self.limits, self.image)
+        if sandbox.serves_endpoint:
+            sandbox.endpoint = ValidationEndpoint(self.grader.validate, self.grader.max_bytes)
         info = sandbox.start()  # raises PrerequisiteError / SandboxUnavailable, having cleaned up after itself
         self._sandbox = sandbox
         try:
             packages = sandbox.python_packages()
+            self._task = task_text(
+                self.competition, workdir=info.workdir, header=self.grader.header, time_limit=self.time_limit,
+                step_limit=self.step_limit, action_timeout=self.action_timeout, packages=packages,
+                disk=self.limits.disk, endpoint=sandbox.endpoint is not None,
+            )
+            if sandbox.endpoint is not None:  # MLE-bench's files beside ./data
+                sandbox.put_file(INSTRUCTIONS_NAME, instructions_text(self._task, info.workdir).encode())
+                sandbox.put_file(SCRIPT_NAME, validate_script(info.workdir).encode(), 0o755)
         except SandboxUnavailable:
             self._finish_resources("infra_error")
             raise
-        self._task = task_text(
-            self.competition, workdir=info.workdir, header=self.grader.header, time_limit=self.time_limit,
-            step_limit=self.step_limit, action_timeout=self.action_timeout, packages=packages, disk=self.limits.disk,
-        )
         episode_id = uuid.uuid4().hex
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         self._episode_dir = self.record_dir / f"{self.competition.id}-{stamp}-{episode_id[:8]}"
@@ -421,6 +434,8 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         if self._sandbox is not None:
             sandbox, self._sandbox = self._sandbox, None
             sandbox.close()
+            if sandbox.endpoint is not None:
+                sandbox.endpoint.close()
 
 
     # -- kept artifacts (see "Kept artifacts" above) ----------------------------------------------------------

@@ -165,15 +165,19 @@ def submission_format(spec: CompetitionSpec, header: list[str]) -> str:
 
 def task_text(
     spec: CompetitionSpec, *, workdir: str, header: list[str], time_limit: float, step_limit: int | None,
-    action_timeout: float, packages: Mapping[str, str], disk: int | None = None,
+    action_timeout: float, packages: Mapping[str, str], disk: int | None = None, endpoint: bool = False,
 ) -> str:
-    """The task statement given at reset (and repeated in every observation)."""
+    """The task statement given at reset (and repeated in every observation). ``endpoint``: the sandbox
+    serves MLE-bench's validation endpoint and files (``instructions.txt``, ``validate_submission.sh``)."""
     direction = "lower is better" if spec.metric.lower_is_better else "higher is better"
     steps = f"{step_limit} steps" if step_limit is not None else "no step limit"
     space = (f"You may write up to {human_bytes(disk)} in all (the working directory and temporary folders); "
              "an action that writes more is stopped." if disk is not None else "There is no disk limit.")
     lower = {k.lower(): (k, v) for k, v in packages.items()}
     key_packages = ", ".join(f"{lower[p][0]} {lower[p][1]}" for p in _KEY_PACKAGES if p in lower)
+    endpoint_note = (f"\n  From a program, the same check: `{workdir}/validate_submission.sh FILE` or\n"
+                     f"  `curl -X POST -F file=@FILE http://localhost:5000/validate` (MLE-bench's endpoint; "
+                     f"`{workdir}/instructions.txt` repeats this task)." if endpoint else "")
     return f"""{spec.description().rstrip()}
 
 # Your environment
@@ -194,7 +198,7 @@ to measure your own progress.
 - `{{"type": "shell", "code": "...", "timeout": seconds}}`: run a bash command.
 - `{{"type": "python", "code": "...", "timeout": seconds}}`: run code in one persistent Python
   interpreter (variables and imports carry over between actions, like notebook cells).
-- `{{"type": "validate"}}`: check `./submission/submission.csv`; the answer is "valid" or what is wrong.
+- `{{"type": "validate"}}`: check `./submission/submission.csv`; the answer is "valid" or what is wrong.{endpoint_note}
 - `{{"type": "submit"}}`: end the episode and have the submission graded.
 
 # Budget

@@ -44,10 +44,8 @@ if ! docker info >/dev/null 2>&1; then
 fi
 
 echo "== agent image"
-if ! docker image inspect mle-env-agent:cpu >/dev/null 2>&1; then
-  command -v debootstrap >/dev/null || apt_install debootstrap
-  mle-env image build --offline
-fi
+command -v debootstrap >/dev/null || apt_install debootstrap
+mle-env image build --offline --if-needed
 
 echo "== local LLM server"
 if [ -z "${MLE_ENV_LLM_BASE_URL:-}" ]; then

@@ -187,14 +187,16 @@ def raw_dir(folder: Path) -> Path:
 def docker_ready() -> tuple[bool, str]:
     """Whether the docker sandbox can run here (an engine answers and the agent image is present)."""
     from mle_env.errors import PrerequisiteError
-    from mle_env.sandbox.images import DEFAULT_IMAGE, docker_client, image_exists
+    from mle_env.sandbox.images import DEFAULT_IMAGE, RECIPE_VERSION, docker_client, image_recipe
 
     try:
         client = docker_client(timeout=10)
     except PrerequisiteError as e:
         return False, f"no Docker engine: {e}"
-    if not image_exists(DEFAULT_IMAGE, client):
-        return False, f"the image {DEFAULT_IMAGE} is missing (mle-env image build --offline)"
+    recipe = image_recipe(DEFAULT_IMAGE, client)
+    if recipe != RECIPE_VERSION:
+        state = "missing" if recipe is None else f"outdated (recipe {recipe or 'unknown'})"
+        return False, f"the image {DEFAULT_IMAGE} is {state}: mle-env image build --offline --if-needed"
     return True, ""
 
 

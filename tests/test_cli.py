@@ -73,9 +73,9 @@ def test_prepare_and_grade(capsys: pytest.CaptureFixture[str], make_competition:
 def test_grade_exit_codes(capsys: pytest.CaptureFixture[str], make_competition: Callable[..., Path], home: Path,
                           tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """0 scored, 1 invalid or missing, 2 usage or grader error; reasons stay short even for a 10 MB cell."""
-    from mle_env.grading import metrics
+    from mle_env.grading.metrics import registry
 
-    monkeypatch.setattr(metrics, "METRICS", dict(metrics.METRICS))  # the crashing metric below is not kept
+    monkeypatch.setattr(registry, "METRICS", dict(registry.METRICS))  # the crashing metric below is not kept
     folder = make_competition()
     run(capsys, "prepare", "tiny", "--raw-dir", str(raw_dir(folder)))
     answers = pd.read_csv(home / "tiny-comp" / "prepared" / "private" / "test.csv")
@@ -120,12 +120,23 @@ def test_grade_exit_codes(capsys: pytest.CaptureFixture[str], make_competition: 
     (["--disk", "0"], "disk must be a size in bytes"),
     (["--cpus", "-1"], "cpus must be a number of cores"),
     (["--gpus", "1", "--sandbox", "unisolated"], "cannot be used with sandbox='unisolated'"),
+    (["--artifacts-max-bytes", "-5"], "artifacts_max_bytes must be a size in bytes"),
 ])
 def test_run_rejects_bad_env_options_in_one_line(capsys: pytest.CaptureFixture[str], home: Path, argv: list[str],
                                                  phrase: str) -> None:
     code, out, err = run(capsys, "run", "house-prices", "--agent", "baseline", *argv)
     assert code == 2 and err.startswith("error: ") and phrase in err
     assert err.strip().count("\n") == 0  # one line, and it came before anything ran (nothing is prepared here)
+
+
+def test_env_options_from_the_command_line_reach_make_as_given() -> None:
+    from mle_env.cli import build_parser
+    from mle_env.cli.episodes import env_options
+
+    args = build_parser().parse_args(["run", "house-prices", "--artifacts-max-bytes", "200m", "--image", "mine:1",
+                                      "--disk", "20g"])
+    assert env_options(args) == {"sandbox": "auto", "action_timeout": 1800.0, "memory": "4g", "disk": "20g",
+                                 "reward": "medal", "artifacts_max_bytes": "200m", "image": "mine:1"}
 
 
 def test_prepare_split_reports_each_failure_and_goes_on(

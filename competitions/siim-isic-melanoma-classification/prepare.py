@@ -5,10 +5,7 @@ features (``target``, ``diagnosis``, ``benign_malignant``) that training shards 
 shards do not; every other byte of every example is kept.
 """
 
-import importlib.util
-from pathlib import Path
-from types import ModuleType
-
+from mle_env.prepare import tfrecord
 from mle_env.prepare.helpers import PrepareContext, copy_files, place_files, read_csv, write_csv
 
 TEST_SHARDS = ("train00-2071.tfrec", "train06-2071.tfrec")
@@ -16,20 +13,9 @@ LABEL_FEATURES = {"target", "diagnosis", "benign_malignant"}
 TEST_COLUMNS = ["image_name", "patient_id", "sex", "age_approx", "anatom_site_general_challenge"]
 
 
-def _tfrecord() -> ModuleType:
-    path = Path(__file__).with_name("tfrecord.py")
-    spec = importlib.util.spec_from_file_location("mle_env_siim_tfrecord", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def prepare(ctx: PrepareContext) -> None:
-    tfrecord = _tfrecord()
     shards = ctx.raw / "tfrecords"
-    test_ids = {name.decode("utf-8") for shard in TEST_SHARDS for record in tfrecord.read_records(shards / shard)
-                for name in tfrecord.feature_bytes(record, "image_name")}
+    test_ids = {name for shard in TEST_SHARDS for name in tfrecord.shard_strings(shards / shard, "image_name")}
     old = read_csv(ctx.raw_file("train.csv"))
     in_test = old["image_name"].isin(test_ids)
     train, test = old[~in_test], old[in_test]

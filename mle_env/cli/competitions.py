@@ -171,7 +171,8 @@ def cmd_prepare(args: argparse.Namespace) -> int:
     if args.split:
         ids += [s.id for s in registry().specs(args.split) if s.id not in ids]
     if not ids:
-        print("error: name competitions to prepare, or --split", file=sys.stderr)
+        print(f"error: the {args.split} split has no competitions yet (see `mle-env list`)" if args.split
+              else "error: name competitions to prepare, or --split", file=sys.stderr)
         return 2
     if len(ids) > 1 and (args.raw_dir or args.raw_zip or (args.leaderboard and args.leaderboard != "kaggle")):
         print("error: --raw-dir, --raw-zip and --leaderboard PATH apply to one competition at a time", file=sys.stderr)
@@ -190,6 +191,8 @@ def cmd_prepare(args: argparse.Namespace) -> int:
             results.append(result.to_dict())
         except MleEnvError as e:
             results.append({"competition_id": cid, "status": "failed", "message": str(e)})
+        except Exception as e:  # noqa: BLE001 - one broken competition must not stop a split's prepare
+            results.append({"competition_id": cid, "status": "failed", "message": f"{type(e).__name__}: {e}"})
     if args.json:
         _print_json(results)
     else:
@@ -199,9 +202,22 @@ def cmd_prepare(args: argparse.Namespace) -> int:
             out.print(f"[{style}]{r['competition_id']}: {r['status']}[/{style}]  {escape(str(r['message']))}" if style
                       else f"{r['competition_id']}: {r['status']}  {escape(str(r['message']))}", soft_wrap=True)
     failed = [r for r in results if r["status"] == "failed"]
+    if args.dry_run and len(results) > 1 and out:
+        out.print(_dry_run_total(results), soft_wrap=True)
     if failed and len(results) > 1 and out:
         out.print(f"[red]{len(failed)} of {len(results)} failed[/red]")
     return 1 if failed else 0
+
+
+def _dry_run_total(results: list[dict[str, Any]]) -> str:
+    """One line: how many competitions a dry run covered and the total size of their downloads."""
+    from mle_env.units import format_bytes
+
+    sizes = [r.get("raw_bytes") for r in results if r["status"] == "dry-run"]
+    known = [s for s in sizes if s is not None]
+    unknown = len(sizes) - len(known)
+    return (f"total: {len(results)} competitions, about {format_bytes(sum(known))} to fetch"
+            + (f" ({unknown} of unknown size)" if unknown else ""))
 
 
 def cmd_reference_leaderboard(args: argparse.Namespace) -> int:

@@ -24,6 +24,9 @@ def add_env_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cpus", type=float, help="CPU limit (cores)")
     p.add_argument("--gpus", help="GPUs: all, a count, or comma-separated ids")
     p.add_argument("--record-dir", help="where trajectories go (default $MLE_ENV_HOME/trajectories)")
+    p.add_argument("--artifacts-max-bytes",
+                   help="bytes of ./code and ./logs kept per episode, e.g. 200m (default 50m; 0: none)")
+    p.add_argument("--image", help="docker sandbox: any image with python3 (default mle-env-agent:cpu)")
     p.add_argument("--reward", default="medal", choices=REWARD_NAMES)
 
 
@@ -53,7 +56,8 @@ def env_options(args: argparse.Namespace) -> dict[str, Any]:
 
     given = dict(sandbox=args.sandbox, time_limit=args.time_limit, step_limit=args.step_limit,
                  action_timeout=args.action_timeout, memory=args.memory, disk=args.disk, cpus=args.cpus,
-                 gpus=args.gpus, record_dir=args.record_dir, reward=args.reward)
+                 gpus=args.gpus, record_dir=args.record_dir, reward=args.reward,
+                 artifacts_max_bytes=args.artifacts_max_bytes, image=args.image)
     given = {k: v for k, v in given.items() if v is not None}
     EnvConfig.from_options(given)
     return given

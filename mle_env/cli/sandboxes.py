@@ -15,7 +15,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="no image registry: debootstrap a Debian root filesystem and docker import it")
     b.add_argument("--with-torch", action="store_true", help="--offline: add Debian's PyTorch (large)")
     b.add_argument("--tag", help="image tag (default mle-env-agent:cpu, or :cuda with --gpu)")
-    b.add_argument("--if-missing", action="store_true", help="do nothing when the tag already exists")
+    b.add_argument("--if-needed", action="store_true",
+                   help="do nothing when the tag exists and was built from the current recipe")
     b.set_defaults(func=cmd_image_build)
 
     p = sub.add_parser("gc", help="remove sandbox containers and local sandbox folders left behind by killed "
@@ -26,12 +27,23 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_image_build(args: argparse.Namespace) -> int:
-    from mle_env.sandbox.images import DEFAULT_IMAGE, GPU_IMAGE, build_image, build_offline_image, image_exists
+    from mle_env.sandbox.images import (
+        DEFAULT_IMAGE,
+        GPU_IMAGE,
+        RECIPE_VERSION,
+        build_image,
+        build_offline_image,
+        image_recipe,
+    )
 
     tag = args.tag or (GPU_IMAGE if args.gpu else DEFAULT_IMAGE)
-    if args.if_missing and image_exists(tag):
-        print(f"{tag} already exists")
-        return 0
+    if args.if_needed:
+        recipe = image_recipe(tag)
+        if recipe == RECIPE_VERSION:
+            print(f"{tag} exists and is current (recipe {RECIPE_VERSION})")
+            return 0
+        if recipe is not None:
+            print(f"{tag} was built from recipe {recipe or 'unknown'}; rebuilding it with recipe {RECIPE_VERSION}")
     if args.offline:
         if args.gpu:
             print("error: --offline builds a CPU image only (the CUDA stack needs a registry)")

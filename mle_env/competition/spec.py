@@ -38,23 +38,36 @@ class MetricSpec:
     lower_is_better: bool
     params: dict[str, Any] = field(default_factory=dict)
     script: str | None = None
+    #: answer columns the metric reads besides the targets (checked when the grader loads the answers)
+    answer_columns: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class SubmissionSpec:
-    """The shape a submission CSV must have; see schema.json for each field's meaning."""
+    """The shape a submission CSV must have; see schema.json for each field's meaning.
+
+    ``id_columns`` are the columns whose values together name a row (a composite key such as id + class);
+    ``id_column`` is the first of them (the only one, usually). Built with ``id_column`` alone,
+    ``id_columns`` is ``(id_column,)``.
+    """
 
     id_column: str
     kind: str
     answers: str
     sample_submission: str
     unique_ids: bool = True
+    id_columns: tuple[str, ...] = ()
+    allow_extra_ids: bool = False
     target_columns: tuple[str, ...] | None = None
     answer_columns: tuple[str, ...] | None = None
     extra_columns: tuple[str, ...] = ()
     allowed_values: tuple[Any, ...] | None = None
     rows_sum_to_one: bool = False
     value_range: tuple[float, float] | None = None
+
+    def __post_init__(self) -> None:
+        if not self.id_columns:
+            object.__setattr__(self, "id_columns", (self.id_column,))
 
 
 @dataclass(frozen=True)
@@ -283,6 +296,7 @@ def load_spec(folder: Path) -> CompetitionSpec:
     _raise_all(schema_errors(doc, path) + _semantic_errors(doc, folder, path), path)
 
     sub = doc["submission"]
+    ids = [sub["id_column"]] if isinstance(sub["id_column"], str) else list(sub["id_column"])
     spec = CompetitionSpec(
         id=doc["id"],
         version=doc["version"],
@@ -296,9 +310,12 @@ def load_spec(folder: Path) -> CompetitionSpec:
             lower_is_better=doc["metric"]["lower_is_better"],
             params=dict(doc["metric"].get("params", {})),
             script=doc["metric"].get("script"),
+            answer_columns=tuple(doc["metric"].get("answer_columns", ())),
         ),
         submission=SubmissionSpec(
-            id_column=sub["id_column"],
+            id_column=ids[0],
+            id_columns=tuple(ids),
+            allow_extra_ids=sub.get("allow_extra_ids", False),
             kind=sub["kind"],
             answers=sub["answers"],
             sample_submission=sub["sample_submission"],

@@ -26,7 +26,7 @@ from mle_env.grading.medals import (
     rank_and_percentile,
     round_score,
 )
-from mle_env.grading.metrics import Metric, get_metric
+from mle_env.grading.metrics import InvalidPrediction, Metric, get_metric
 from mle_env.grading.report import GradeReport
 from mle_env.grading.validation import (
     AlignedSubmission,
@@ -64,7 +64,7 @@ class Grader:
             self.answers = read_answers(answers_path, spec.submission)
             sample = pd.read_csv(sample_path, nrows=0) if sample_path.is_file() else None
             self.targets = target_columns(spec.submission, sample)
-            check_answers(self.answers, spec.submission, self.targets)
+            check_answers(self.answers, spec.submission, self.targets, spec.metric.answer_columns)
         except (OSError, ValueError) as e:
             # the files match the manifest, so prepare wrote them this way: never the submission's fault
             first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
@@ -72,7 +72,7 @@ class Grader:
             raise self.paths.damaged(what) from None
         self.max_bytes = size_limit(answers_path)
         #: the header a submission should have (the sample submission's, else id + targets)
-        self.header = list(sample.columns) if sample is not None else [spec.submission.id_column, *self.targets]
+        self.header = list(sample.columns) if sample is not None else [*spec.submission.id_columns, *self.targets]
         self.metric = load_metric(spec)
         lb_path = find_leaderboard(spec, leaderboard, home)
         self.leaderboard = read_leaderboard(lb_path) if lb_path is not None else None
@@ -87,14 +87,23 @@ class Grader:
     def score(self, aligned: AlignedSubmission) -> float:
         """The metric on a validated submission, rounded to 5 decimals.
 
+        The metric gets ``[metric] params``, plus ``classes`` (the target column names) when it needs them and
+        ``answers`` (the whole answers table, row i matching row i of y_true) when it was registered with
+        ``needs_answers``: the way group, mask and identity columns (``[metric] answer_columns``) reach it.
+
         Raises:
-            GraderError: the metric raised or returned a non-finite value.
+            InvalidSubmission: the metric found a prediction malformed (it raised InvalidPrediction).
+            GraderError: the metric raised anything else or returned a non-finite value.
         """
         params = dict(self.spec.metric.params)
         if self.metric.needs_classes:
             params["classes"] = list(aligned.target_columns)
+        if self.metric.needs_answers:
+            params["answers"] = self.answers
         try:
             value = self.metric(aligned.y_true, aligned.y_pred, **params)
+        except InvalidPrediction as e:
+            raise InvalidSubmission(str(e)) from None
         except Exception as e:  # noqa: BLE001 - any metric failure is the grader's, reported as such
             raise GraderError(f"metric '{self.metric.name}' failed: {type(e).__name__}: {e}") from e
         if not math.isfinite(value):
@@ -104,11 +113,9 @@ class Grader:
     def validate(self, submission: Path) -> str:
         """What the agent may learn before the end: "valid", or why not. Never the score."""
         try:
-            aligned = self.check(submission)
+            self.score(self.check(submission))
         except InvalidSubmission as e:
             return e.reason
-        try:
-            self.score(aligned)
         except GraderError as e:
             return f"the submission is well-formed but the grader failed on it ({e}); this is not your error"
         return "valid"
@@ -132,11 +139,9 @@ class Grader:
             )
             return GradeReport(status="missing", submission_exists=False, invalid_reason=reason, **base)
         try:
-            aligned = self.check(submission)
+            score = self.score(self.check(submission))
         except InvalidSubmission as e:
             return GradeReport(status="invalid", submission_exists=True, invalid_reason=e.reason, **base)
-        try:
-            score = self.score(aligned)
         except GraderError as e:
             return GradeReport(
                 status="grader_error", submission_exists=True, valid_submission=True, grader_error=str(e), **base

@@ -77,16 +77,19 @@ def read_answers(path: Path, spec: SubmissionSpec) -> pd.DataFrame:
     and a literal 'NA' stays the string 'NA'."""
     if spec.kind == "text":
         return pd.read_csv(path, dtype=str, keep_default_na=False)
-    return pd.read_csv(path, dtype={spec.id_column: str}, keep_default_na=False, na_values=[""])
+    return pd.read_csv(path, dtype=dict.fromkeys(spec.id_columns, str), keep_default_na=False, na_values=[""])
 
 
-def check_answers(answers: pd.DataFrame, spec: SubmissionSpec, targets: tuple[str, ...]) -> None:
-    """Check that the answers have the id column, the answer columns and at least one row.
+def check_answers(
+    answers: pd.DataFrame, spec: SubmissionSpec, targets: tuple[str, ...], metric_columns: tuple[str, ...] = ()
+) -> None:
+    """Check that the answers have the id column(s), the answer columns, the columns the metric reads
+    (``metric_columns``) and at least one row.
 
     Raises:
         ValueError: what is missing (the grader reports it as damaged prepared data).
     """
-    needed = [spec.id_column, *(spec.answer_columns or targets)]
+    needed = [*spec.id_columns, *(spec.answer_columns or targets), *metric_columns]
     missing = [c for c in needed if c not in answers.columns]
     if missing:
         raise ValueError(f"no column(s) {', '.join(map(repr, missing[:_MAX_ROW_MESSAGE]))}")
@@ -100,7 +103,7 @@ def target_columns(spec: SubmissionSpec, sample_submission: pd.DataFrame | None)
         return spec.target_columns
     if sample_submission is None:
         raise ValueError("the spec lists no target_columns and there is no sample submission to read them from")
-    skip = {spec.id_column, *spec.extra_columns}
+    skip = {*spec.id_columns, *spec.extra_columns}
     return tuple(c for c in sample_submission.columns if c not in skip)
 
 
@@ -114,11 +117,12 @@ def validate_submission(
     """
     frame = _read_csv(Path(path), max_bytes)
     _check_columns(frame, spec, targets)
-    if len(frame) != len(answers):
+    if len(frame) != len(answers) and not spec.allow_extra_ids:
         raise InvalidSubmission(
             f"the submission has {len(frame)} rows but the test set has {len(answers)}; write one row per test id"
         )
-    order = _align_ids(frame[spec.id_column], answers[spec.id_column], spec.unique_ids)
+    ids = list(spec.id_columns)
+    order = _align_ids(frame[ids], answers[ids], spec.unique_ids, spec.allow_extra_ids)
     predictions = _convert_targets(frame.loc[:, list(targets)], spec)
     if spec.rows_sum_to_one:
         _check_rows_sum_to_one(predictions)
@@ -181,7 +185,7 @@ def _header(path: Path) -> list[str]:
 
 # --- columns and ids ---------------------------------------------------------------------------------
 def _check_columns(frame: pd.DataFrame, spec: SubmissionSpec, targets: tuple[str, ...]) -> None:
-    required = [spec.id_column, *targets]
+    required = [*spec.id_columns, *targets]
     present = list(frame.columns)
     missing = [c for c in required if c not in present]
     if missing:
@@ -219,41 +223,95 @@ def _canonical_ids(ids: pd.Series) -> pd.Series | None:
     return None if converted.isna().any() else converted
 
 
-def _align_ids(submitted: pd.Series, expected: pd.Series, unique: bool) -> np.ndarray:
-    """Row indices into the submission, in the answers' order; raises on missing/duplicate/unknown ids."""
-    submitted = submitted.astype(str).reset_index(drop=True)
-    expected = expected.astype(str).reset_index(drop=True)
-    empty = submitted.index[submitted.str.strip() == ""]
-    if len(empty):
-        raise InvalidSubmission(f"{len(empty)} row(s) have an empty id (first at data row {empty[0] + 1})")
-    if Counter(submitted) != Counter(expected):
-        left, right = _canonical_ids(submitted), _canonical_ids(expected)
-        if left is not None and right is not None and Counter(left) == Counter(right):
-            submitted, expected = left, right
+_KEY_SEPARATOR = "\x1f"
+
+
+def _same_ids(have: pd.Series, want: pd.Series, superset: bool) -> bool:
+    """Whether the submission's ids are the answers' (as a multiset; a superset of them with ``superset``)."""
+    if superset:
+        return bool(want.isin(have).all())
+    if len(have) != len(want):
+        return False
+    if have.is_unique and want.is_unique:  # the usual case, twice as fast as counting
+        return bool(want.isin(have).all())
+    have_n, want_n = have.value_counts(sort=False), want.value_counts(sort=False)
+    return len(have_n) == len(want_n) and bool(have_n.reindex(want_n.index).eq(want_n).all())
+
+
+def _keys(submitted: pd.DataFrame, expected: pd.DataFrame, superset: bool) -> tuple[pd.Series, pd.Series, bool]:
+    """One text key per row (the id columns joined), for the submission and the answers, and whether they
+    are known to be the same multiset already. A column whose ids are numbers on both sides is canonicalised
+    (so '7.0' matches '7') when only that makes them match."""
+    sub_parts, ans_parts, same = [], [], True
+    for column in expected.columns:
+        have = submitted[column].astype(str).reset_index(drop=True)
+        want = expected[column].astype(str).reset_index(drop=True)
+        empty = have.index[have.str.strip() == ""]
+        if len(empty):
+            which = "" if len(expected.columns) == 1 else f" ({_show(column)})"
+            raise InvalidSubmission(f"{len(empty)} row(s) have an empty id{which} (first at data row {empty[0] + 1})")
+        column_same = _same_ids(have, want, superset)
+        if not column_same:
+            left, right = _canonical_ids(have), _canonical_ids(want)
+            if left is not None and right is not None and _same_ids(left, right, superset):
+                have, want, column_same = left, right, True
+        same = same and column_same
+        sub_parts.append(have)
+        ans_parts.append(want)
+    # the columns each matching does not make their combinations match
+    return _joined(sub_parts), _joined(ans_parts), same and len(expected.columns) == 1 and not superset
+
+
+def _joined(parts: list[pd.Series]) -> pd.Series:
+    return parts[0].str.cat(parts[1:], sep=_KEY_SEPARATOR) if len(parts) > 1 else parts[0]
+
+
+def _show_key(key: str) -> str:
+    return _show(key.replace(_KEY_SEPARATOR, ", ")) if _KEY_SEPARATOR in key else _show(key)
+
+
+def _align_ids(submitted: pd.DataFrame, expected: pd.DataFrame, unique: bool, superset: bool = False) -> np.ndarray:
+    """Row indices into the submission, in the answers' order; raises on missing/duplicate/unknown ids.
+
+    The id is the tuple of the id columns. With ``superset``, submission rows whose id is not a test id
+    are ignored. Repeated ids (``unique`` false) pair the k-th occurrence in the submission with the k-th
+    in the answers, in order of appearance.
+    """
+    keys, expected_keys, same = _keys(submitted, expected, superset)
+    rows = np.arange(len(keys))
+    if same and unique and expected_keys.is_unique:  # nothing missing, unknown or repeated: just reorder
+        position = pd.Series(rows, index=keys.to_numpy())
+        return position.loc[expected_keys.to_numpy()].to_numpy()
+    if superset:  # keep only the rows whose id is a test id; their positions map back to the submission
+        keep = keys.isin(set(expected_keys)).to_numpy()
+        rows, keys = rows[keep], keys[keep].reset_index(drop=True)
     if unique:
-        dupes = submitted[submitted.duplicated()]
+        dupes = keys[keys.duplicated()]
         if len(dupes):
             raise InvalidSubmission(
-                f"{len(dupes)} duplicate id(s), e.g. {_show(dupes.iloc[0])}; write each test id exactly once"
+                f"{len(dupes)} duplicate id(s), e.g. {_show_key(dupes.iloc[0])}; write each test id exactly once"
             )
-    have, want = Counter(submitted), Counter(expected)
-    unknown, missing = have - want, want - have
-    if unknown or missing:
+    # counted with pandas (hashing in C): a Counter over 100k pandas strings costs half a second
+    have, want = keys.value_counts(sort=False), expected_keys.value_counts(sort=False)
+    extra = have - want.reindex(have.index, fill_value=0)  # by id, in order of first appearance
+    short = want - have.reindex(want.index, fill_value=0)
+    unknown, missing = extra[extra > 0], short[short > 0]
+    if len(unknown) or len(missing):
         parts = []
-        if missing:
-            parts.append(f"{sum(missing.values())} test id(s) are missing, e.g. {_show(next(iter(missing)))}")
-        if unknown:
-            parts.append(f"{sum(unknown.values())} id(s) are not test ids, e.g. {_show(next(iter(unknown)))}")
+        if len(missing):
+            parts.append(f"{int(missing.sum())} test id(s) are missing, e.g. {_show_key(missing.index[0])}")
+        if len(unknown):
+            parts.append(f"{int(unknown.sum())} id(s) are not test ids, e.g. {_show_key(unknown.index[0])}")
         raise InvalidSubmission("; ".join(parts) + "; take the ids from the sample submission")
     if unique:
-        position = pd.Series(np.arange(len(submitted)), index=submitted.to_numpy())
-        return position.loc[expected.to_numpy()].to_numpy()
+        position = pd.Series(np.arange(len(keys)), index=keys.to_numpy())
+        return rows[position.loc[expected_keys.to_numpy()].to_numpy()]
     # repeated ids: pair the k-th occurrence in the submission with the k-th in the answers
-    sub_order = np.argsort(submitted.to_numpy(), kind="stable")
-    ans_order = np.argsort(expected.to_numpy(), kind="stable")
-    order = np.empty(len(expected), dtype=np.int64)
+    sub_order = np.argsort(keys.to_numpy(), kind="stable")
+    ans_order = np.argsort(expected_keys.to_numpy(), kind="stable")
+    order = np.empty(len(expected_keys), dtype=np.int64)
     order[ans_order] = sub_order
-    return order
+    return rows[order]
 
 
 # --- values ------------------------------------------------------------------------------------------

@@ -27,10 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from mle_env.competition.spec import CompetitionSpec
 from mle_env.errors import PrepareError, PrerequisiteError
+from mle_env.prepare import samples
 
 
 @dataclass
@@ -86,15 +88,21 @@ def extract(ctx: PrepareContext, archive: str, into: Path | None = None) -> Path
     return dest
 
 
+def _packed(ctx: PrepareContext, name: str) -> str:
+    """The raw archive that holds ``name`` by Kaggle's naming: ``<name>.zip``, else ``<name>.7z``."""
+    return next((f"{name}{ext}" for ext in (".zip", ".7z") if (ctx.raw / f"{name}{ext}").is_file()), f"{name}.zip")
+
+
 def find_raw(ctx: PrepareContext, name: str, archive: str | None = None) -> Path:
     """The raw file ``name``, or, when it is still packed, the member of that name inside raw ``archive``
-    (default ``<name>.zip``: Kaggle ships many files as ``train.csv.zip``), extracted into scratch."""
+    (default ``<name>.zip`` or ``<name>.7z``: Kaggle ships files as ``train.csv.zip``, ``train.json.7z``),
+    extracted into scratch."""
     direct = ctx.raw / name
     if direct.is_file():
         return direct
     if (direct / name).is_file():  # some Kaggle downloads unpack train.json.zip into a folder train.json/
         return direct / name
-    packed = archive or f"{name}.zip"
+    packed = archive or _packed(ctx, name)
     if not (ctx.raw / packed).is_file():
         return ctx.raw_file(name)  # raises, naming the file
     matches = sorted(p for p in extract(ctx, packed).rglob(name) if p.is_file())
@@ -104,12 +112,12 @@ def find_raw(ctx: PrepareContext, name: str, archive: str | None = None) -> Path
 
 
 def raw_folder(ctx: PrepareContext, folder: str, archive: str | None = None) -> Path:
-    """The raw folder ``folder``, or the same folder inside raw ``archive`` (default ``<folder>.zip``);
-    an archive without that top folder counts as the folder itself."""
+    """The raw folder ``folder``, or the same folder inside raw ``archive`` (default ``<folder>.zip`` or
+    ``<folder>.7z``); an archive without that top folder counts as the folder itself."""
     direct = ctx.raw / folder
     if direct.is_dir():
         return direct
-    packed = archive or f"{folder}.zip"
+    packed = archive or _packed(ctx, folder)
     if not (ctx.raw / packed).is_file():
         raise PrepareError(f"raw folder '{folder}' (or archive '{packed}') is missing in {ctx.raw}")
     root = extract(ctx, packed)
@@ -165,9 +173,16 @@ def renumber(values: pd.Series, start: int = 0, prefix: str = "") -> pd.Series:
 
 
 def place_files(pairs: Iterable[tuple[Path, Path]], link: bool = True) -> int:
-    """Put each source file at its target path: a hard link when ``link`` and on one filesystem, else a copy."""
+    """Put each source file at its target path: a hard link when ``link`` and on one filesystem, else a copy.
+    A source folder is placed whole (every file below it, at the same relative path under the target, so a
+    split's rows may be folders); returns the number of files placed."""
     count = 0
     for source, target in pairs:
+        if source.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+            files = sorted(p for p in source.rglob("*") if p.is_file())
+            count += place_files(((f, target / f.relative_to(source)) for f in files), link)
+            continue
         if not source.is_file():
             raise PrepareError(f"expected file {source} is missing")
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -183,7 +198,8 @@ def place_files(pairs: Iterable[tuple[Path, Path]], link: bool = True) -> int:
 
 
 def copy_files(names: Iterable[str], src: Path, dest: Path, link: bool = True) -> int:
-    """Copy ``src/<name>`` to ``dest/<name>`` for each name (see :func:`place_files`); returns the count."""
+    """Copy ``src/<name>`` (a file or a whole folder) to ``dest/<name>`` for each name (see :func:`place_files`);
+    returns the number of files."""
     dest.mkdir(parents=True, exist_ok=True)
     return place_files(((src / name, dest / name) for name in names), link)
 
@@ -252,6 +268,7 @@ def split_csv(
     id_column: str,
     target_columns: Sequence[str],
     sample_values: dict[str, Any] | None = None,
+    sample_random: dict[str, dict[str, Any]] | None = None,
     archive: str | None = None,
     random_state: int = 0,
     keep_order: bool = False,
@@ -264,41 +281,95 @@ def split_csv(
     sample_name: str = "sample_submission.csv",
     answers_keep: str = "all",
     exclude: str | None = None,
+    chunk_rows: int | None = None,
 ) -> None:
     """One labelled CSV split into a new train and test, as most MLE-bench competitions are.
 
     Writes public/<train_name> (every column), public/<test_name> (without targets; skipped when
-    ``test_name`` is empty), private/<answers_name> and public/<sample_name> (ids with ``sample_values``).
+    ``test_name`` is empty), private/<answers_name> and public/<sample_name> (ids with ``sample_values``,
+    and per column in ``sample_random`` seeded random values as MLE-bench draws them: see
+    :mod:`mle_env.prepare.samples`).
 
     Answers hold every column, or only id and targets with ``answers_keep="targets"``; with ``classes``
     the single target is a label and the answers are one 0/1 column per class (the sample then defaults to
     1/len(classes) everywhere). ``keep_order`` keeps both parts in the raw file's row order instead of the
-    split's. ``row_files`` places one file per row (see :func:`place_row_files`); ``also_copy`` copies raw files
-    into public/ unchanged. ``archive`` names the raw zip holding ``file`` (default ``<file>.zip``).
-    ``exclude`` is a pandas query; the rows it matches are removed before the split.
+    split's. ``row_files`` places one file or folder per row (see :func:`place_row_files`); ``also_copy``
+    copies raw files into public/ unchanged. ``archive`` names the raw zip or 7z holding ``file`` (default
+    ``<file>.zip`` / ``<file>.7z``). ``exclude`` is a pandas query; the rows it matches are removed before
+    the split. ``chunk_rows``: stream the file in chunks of that many rows (0: never), bounding memory
+    whatever the file size, with the same rows and order (:mod:`mle_env.prepare.chunked`); by default a
+    file over 256 MiB is streamed in chunks of 200,000 rows.
     """
-    frame = read_csv(find_raw(ctx, file, archive))
-    if exclude:
-        frame = frame.drop(frame.query(exclude).index)
-    missing = [c for c in [id_column, *target_columns] if c not in frame.columns]
+    from mle_env.prepare import chunked
+
+    path = find_raw(ctx, file, archive)
+    header = list(read_csv(path, nrows=0).columns)
+    missing = [c for c in [id_column, *target_columns] if c not in header]
     if missing:
         raise PrepareError(f"{file} lacks column(s) {missing}; is this the competition's original file?")
-    train, test = split(frame, test_size, random_state)
-    if keep_order:  # the same rows as the split picks, listed as in the raw file
-        train, test = train.sort_index(), test.sort_index()
-    write_csv(train, ctx.public / train_name)
-    if test_name:
-        write_csv(test.drop(columns=list(target_columns)), ctx.public / test_name)
-    if classes is not None:
-        answers = one_hot(test, id_column, target_columns[0], classes)
-        sample_values = sample_values or {c: 1 / len(classes) for c in classes}
+    if chunk_rows is None:
+        chunk_rows = chunked.DEFAULT_CHUNK_ROWS if path.stat().st_size > chunked.STREAM_ABOVE_BYTES else 0
+    if chunk_rows:
+        parts = chunked.split_chunks(path, test_size, random_state, scratch=ctx.scratch, chunk_rows=chunk_rows,
+                                     keep_order=keep_order, exclude=exclude)
+        train_frames, test_frames, n_test = parts.frames("train"), parts.frames("test"), parts.sizes["test"]
     else:
-        answers = test if answers_keep == "all" else test[[id_column, *target_columns]]
-    write_csv(answers, ctx.private / answers_name)
-    write_csv(sample_submission(test[id_column], id_column, sample_values or {}), ctx.public / sample_name)
+        frame = read_csv(path)
+        if exclude:
+            frame = frame.drop(frame.query(exclude).index)
+        train, test = split(frame, test_size, random_state)
+        if keep_order:  # the same rows as the split picks, listed as in the raw file
+            train, test = train.sort_index(), test.sort_index()
+        train_frames, test_frames, n_test = iter([train]), iter([test]), len(test)
+    if classes is not None:
+        sample_values = sample_values or {c: 1 / len(classes) for c in classes}
+    drawn = {column: samples.random_values(n_test, draw) for column, draw in (sample_random or {}).items()}
+    ids: dict[str, list[Any]] = {"train": [], "test": []}
+    with CsvAppender(ctx.public / train_name) as out:
+        for part in train_frames:
+            out.write(part)
+            ids["train"] += list(part[id_column]) if row_files is not None else []
+    with (CsvAppender(ctx.public / test_name) as public_test, CsvAppender(ctx.private / answers_name) as answers,
+          CsvAppender(ctx.public / sample_name) as sample):
+        done = 0
+        for part in test_frames:
+            if test_name:
+                public_test.write(part.drop(columns=list(target_columns)))
+            if classes is not None:
+                answers.write(one_hot(part, id_column, target_columns[0], classes))
+            else:
+                answers.write(part if answers_keep == "all" else part[[id_column, *target_columns]])
+            values = {c: np.asarray(v)[done:done + len(part)] for c, v in drawn.items()}
+            sample.write(sample_submission(part[id_column], id_column, {**(sample_values or {}), **values}))
+            done += len(part)
+            ids["test"] += list(part[id_column]) if row_files is not None else []
     if row_files is not None:
-        place_row_files(ctx, row_files, id_column, train, test)
+        place_row_files(ctx, row_files, id_column, *(pd.DataFrame({id_column: ids[k]}) for k in ("train", "test")))
     copy_files(also_copy, ctx.raw, ctx.public, ctx.may_link(ctx.raw))
+
+
+class CsvAppender:
+    """Writes a CSV frame by frame: the header with the first frame, rows only after it (no index). Nothing
+    is written (not even a file) when no frame comes; a context manager, so the file is closed on errors."""
+
+    def __init__(self, path: Path, **kwargs: Any) -> None:
+        self.path, self.kwargs, self.file = path, kwargs, None
+
+    def write(self, frame: pd.DataFrame) -> None:
+        """Append ``frame`` (its header too when it is the first)."""
+        if self.file is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.file = open(self.path, "w", newline="", encoding="utf-8")
+            frame.to_csv(self.file, index=False, **self.kwargs)
+        else:
+            frame.to_csv(self.file, index=False, header=False, **self.kwargs)
+
+    def __enter__(self) -> CsvAppender:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.file is not None:
+            self.file.close()
 
 
 def text_normalization(ctx: PrepareContext, *, language: str, test_size: float = 0.1, random_state: int = 0) -> None:

@@ -46,7 +46,8 @@ RAW_COMPLETE = ".complete"
 
 @dataclass(frozen=True)
 class PrepareResult:
-    """What ``prepare`` did: ``status`` is prepared, already-prepared or dry-run."""
+    """What ``prepare`` did: ``status`` is prepared, already-prepared or dry-run (``raw_bytes``: the size of
+    what the first source would fetch, None when unknown)."""
 
     competition_id: str
     status: str
@@ -55,6 +56,7 @@ class PrepareResult:
     seconds: float = 0.0
     public_bytes: int = 0
     private_bytes: int = 0
+    raw_bytes: int | None = None
 
     def to_dict(self) -> dict[str, object]:
         return dict(self.__dict__)
@@ -114,7 +116,8 @@ def prepare(
         for src in sources:
             note, _ = disk_space(src, paths.root)
             lines.append(src.describe() + (f", {note}" if note else ""))
-        return PrepareResult(spec.id, "dry-run", "would fetch from the first that works: " + " | ".join(lines))
+        return PrepareResult(spec.id, "dry-run", "would fetch from the first that works: " + " | ".join(lines),
+                             raw_bytes=sources[0].size_bytes if sources else None)
 
     with _locked(paths.root):
         if leaderboard is not None:

@@ -5,7 +5,7 @@
 - ``kaggle``: the official ``kaggle`` package (the ``kaggle`` extra), with credentials from
   ``KAGGLE_USERNAME``/``KAGGLE_KEY`` or ``~/.kaggle/kaggle.json``.
 - ``dir``: a folder of raw files the user already has (e.g. an MLE-bench ``<id>/raw`` folder); read in place.
-- ``zip``: an archive the user already has (e.g. Kaggle's ``<id>.zip``); extracted into the cache.
+- ``zip``: an archive the user already has (e.g. Kaggle's ``<id>.zip``; zip, tar or 7z); extracted into the cache.
 - ``none``: nothing to download; the user places the files competition.toml lists by hand in
   ``<MLE_ENV_HOME>/<id>/raw/`` (read in place, never deleted), or passes ``--raw-dir``. When some are
   missing, prepare says in one line which files to put where.
@@ -283,7 +283,7 @@ class DirSource(Source):
 
 
 class ZipSource(Source):
-    """An archive the user already has (zip, tar, tar.gz), extracted into the raw cache folder."""
+    """An archive the user already has (zip, tar, tar.gz, 7z), extracted into the raw cache folder."""
 
     type = "zip"
     given_by_user = True
@@ -319,7 +319,8 @@ class ManualSource(Source):
         self.size_bytes = options.get("size_bytes")
 
     def describe(self) -> str:
-        return f"none: {', '.join(self.files)} placed by hand in {self.folder}/ (nothing downloaded)"
+        size = f" ({format_bytes(self.size_bytes)})" if self.size_bytes is not None else ""
+        return f"none: {', '.join(self.files)}{size} placed by hand in {self.folder}/ (nothing downloaded)"
 
     def missing(self) -> list[str]:
         """The listed files (or folders) not yet in the raw folder."""
@@ -343,8 +344,13 @@ class ManualSource(Source):
 
 
 def extract_archive(archive: Path, dest: Path) -> None:
-    """Extract a zip or tar archive into ``dest``, refusing members that would land outside it."""
+    """Extract a zip, tar or 7z archive into ``dest``, refusing members that would land outside it."""
+    from mle_env.prepare.archives import extract_7z, is_7z
+
     dest = Path(dest)
+    if is_7z(archive):
+        extract_7z(archive, dest)
+        return
     try:
         if zipfile.is_zipfile(archive):
             with zipfile.ZipFile(archive) as zf:
@@ -356,7 +362,7 @@ def extract_archive(archive: Path, dest: Path) -> None:
             with tarfile.open(archive) as tf:
                 tf.extractall(dest, filter="data")
         else:
-            raise PrepareError(f"{archive} is neither a zip nor a tar archive")
+            raise PrepareError(f"{archive} is not a zip, tar or 7z archive; give one of those")
     except (zipfile.BadZipFile, tarfile.TarError, EOFError) as e:
         raise PrepareError(f"{archive} is damaged or incomplete ({e}); download it again") from e
 

@@ -16,6 +16,9 @@ channel, so the semantics of an action are the same everywhere:
 - :class:`~mle_env.errors.SandboxUnavailable` is raised only when the sandbox itself is gone (engine
   down, container removed, worker unreachable): an infrastructure failure, not the agent's.
 - ``close()`` may be called any number of times and always releases everything the sandbox holds.
+- MLE-bench's conventions (docker and local): an ``endpoint`` (:class:`~mle_env.sandbox.endpoint.
+  ValidationEndpoint`) set before ``start`` makes ``http://localhost:5000/validate`` answer inside the
+  sandbox, and ``put_file`` places read-only files such as ``instructions.txt`` in the working directory.
 """
 
 from __future__ import annotations
@@ -26,7 +29,13 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from mle_env.errors import SandboxUnavailable
+
+if TYPE_CHECKING:
+    from mle_env.sandbox.channel import WorkerClient
+    from mle_env.sandbox.endpoint import ValidationEndpoint
 
 WORKER_PATH = Path(__file__).with_name("worker.py")
 SUBMISSION = "submission/submission.csv"
@@ -119,6 +128,11 @@ class Sandbox(abc.ABC):
     """One episode's isolated place to run actions (see the module docstring for the contract)."""
 
     kind: str = ""
+    #: answers the in-sandbox validation endpoint when set before start() (backends that have their own
+    #: network namespace: docker and local)
+    endpoint: ValidationEndpoint | None = None
+    #: whether this backend serves the endpoint at all
+    serves_endpoint: bool = False
 
     def start(self) -> SandboxInfo:
         """Create the sandbox and its worker; on failure, everything half-created is removed.
@@ -162,6 +176,22 @@ class Sandbox(abc.ABC):
         devices are left out, and files past the cap too (the archive then holds ``TRUNCATED.txt`` saying
         how much was left out). An empty archive when there is no such folder; never raises for what the
         agent put there (SandboxUnavailable only when the sandbox itself is gone)."""
+
+    def put_file(self, path: str, data: bytes, mode: int = 0o644) -> None:
+        """Create the file ``path`` (relative to the working directory, not yet existing) owned by the
+        sandbox's supervisor, so the agent can read (or, for mode 0o755, run) it but not change it.
+
+        Raises:
+            SandboxUnavailable: the sandbox is not running.
+        """
+        channel = self._channel()
+        if channel is None:
+            raise SandboxUnavailable(f"the {self.kind} sandbox is not started")
+        channel.put(path, data, mode)
+
+    def _channel(self) -> WorkerClient | None:
+        """The channel to the sandbox's worker (None before start, after close, and for backends without)."""
+        return None
 
     @abc.abstractmethod
     def python_packages(self) -> dict[str, str]:

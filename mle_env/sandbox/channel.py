@@ -4,11 +4,14 @@ Two transports: :class:`PipeTransport` (a local subprocess's stdin/stdout) and
 :class:`DockerStreamTransport` (the socket of an attached ``docker exec``, whose output arrives in
 Docker's multiplexed frames: an 8-byte header with the stream number and length, then the payload).
 :class:`WorkerClient` sends requests and waits for the matching response; when the worker cannot be
-reached it raises SandboxUnavailable, never returns a made-up result.
+reached it raises SandboxUnavailable, never returns a made-up result. Events the worker sends while a
+request is in flight (the validation endpoint's, see worker.py) go to ``on_event``, whose answer, if any,
+is sent back at once.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import select
@@ -17,6 +20,7 @@ import struct
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import IO, Any, Protocol
 
 from mle_env.errors import SandboxUnavailable
@@ -137,9 +141,11 @@ class DockerStreamTransport:
 class WorkerClient:
     """Request/response over a transport; one request in flight at a time."""
 
-    def __init__(self, transport: Transport, describe: str) -> None:
+    def __init__(self, transport: Transport, describe: str,
+                 on_event: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None) -> None:
         self.transport = transport
         self.describe = describe
+        self.on_event = on_event
         self.buffer = bytearray()
         self.next_id = 0
         self.closed = False
@@ -167,10 +173,25 @@ class WorkerClient:
                 raise self._gone(f"the worker sent a line that is not JSON ({bytes(line[:80])!r})") from None
             if not isinstance(response, dict):
                 raise self._gone(f"the worker sent {type(response).__name__}, not an object")
+            if "event" in response:
+                self._handle_event(response)
+                continue
             if response.get("id") == self.next_id:
                 if "error" in response:
                     raise self._gone(f"the worker failed: {response['error']}")
                 return response
+
+    def _handle_event(self, event: dict[str, Any]) -> None:
+        reply = self.on_event(event) if self.on_event is not None else None
+        if reply is not None:
+            try:
+                self.transport.send(json.dumps(reply).encode() + b"\n")
+            except OSError as e:
+                raise self._gone(f"cannot send to the worker ({e})") from e
+
+    def put(self, path: str, data: bytes, mode: int = 0o644) -> None:
+        """Create the file ``path`` (relative to the working directory) with ``data``, owned by the worker."""
+        self.call("put", 30.0, path=path, data=base64.b64encode(data).decode(), mode=mode)
 
     def _line(self, deadline: float) -> bytearray:
         """The next line, read in linear time (the search resumes where it stopped) and capped in size."""

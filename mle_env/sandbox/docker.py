@@ -37,6 +37,7 @@ from mle_env.sandbox.base import (
     pid_alive,
 )
 from mle_env.sandbox.channel import DockerStreamTransport, WorkerClient
+from mle_env.sandbox.endpoint import VALIDATION_PORT
 from mle_env.sandbox.files import TreeArchive
 from mle_env.sandbox.images import DEFAULT_IMAGE, docker_client
 
@@ -57,6 +58,7 @@ class DockerSandbox(Sandbox):
     """Actions run in a fresh container of ``image`` (see the module docstring)."""
 
     kind = "docker"
+    serves_endpoint = True
 
     def __init__(
         self, public_dir: Path, limits: SandboxLimits | None = None, image: str = DEFAULT_IMAGE,
@@ -133,13 +135,19 @@ class DockerSandbox(Sandbox):
         api = self.client.api
         config = {"workdir": WORKDIR, "user": AGENT_UID, "group": AGENT_UID, "agent": {"uid": AGENT_UID},
                   "disk_limit": self.limits.disk, "disk_paths": DISK_PATHS, "disk_exclude": [f"{WORKDIR}/data"]}
+        if self.endpoint is not None:  # served by root, out of the agent's reach
+            config["validation"] = {"port": VALIDATION_PORT, "max_bytes": self.endpoint.max_bytes, "as_agent": False}
         exec_id = api.exec_create(
             self.container.id, ["python3", WORKER_IN_CONTAINER, "serve", json.dumps(config)], stdin=True,
             stdout=True, stderr=True, user="0:0", workdir=WORKDIR,
         )["Id"]
         stream = api.exec_start(exec_id, socket=True)
         sock = getattr(stream, "_sock", stream)
-        return WorkerClient(DockerStreamTransport(sock), f"docker sandbox {self.container.short_id}")
+        return WorkerClient(DockerStreamTransport(sock), f"docker sandbox {self.container.short_id}",
+                            on_event=self.endpoint)
+
+    def _channel(self) -> WorkerClient | None:
+        return self.worker
 
     # -- actions --------------------------------------------------------------------------------------
     def exec(self, kind: str, code: str, timeout: float) -> ExecResult:

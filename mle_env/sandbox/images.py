@@ -8,8 +8,11 @@
   xgboost; ``--with-torch`` adds PyTorch) and ``docker import`` turns it into an image. About 75 s for
   debootstrap and 20 s for the import on 2 cores; needs root and the ``debootstrap`` program.
 
-Every image only has to provide ``python3``, ``bash`` and ``sleep``: the sandbox copies its worker in and
-runs it as uid 1000 in ``/home``.
+Both recipes give ``python`` and ``pip`` besides ``python3``, and ``curl``, as MLE-bench agents expect; an
+image records its recipe's version in the label ``org.mle-env.recipe`` and ``--if-needed`` rebuilds
+older ones. Any other image works as ``image=`` when it has ``python3`` (3.8 or newer), ``bash`` and
+``sleep``: the worker needs only the standard library, and the sandbox copies it in and runs the agent's
+programs as uid 1000 in ``/home``.
 """
 
 from __future__ import annotations
@@ -28,9 +31,12 @@ DEFAULT_IMAGE = "mle-env-agent:cpu"
 GPU_IMAGE = "mle-env-agent:cuda"
 IMAGES_DIR = Path(__file__).with_name("images")
 DEBIAN_PACKAGES = (
-    "python3", "python3-numpy", "python3-pandas", "python3-sklearn", "python3-scipy", "python3-pil",
-    "python3-xgboost", "procps",
+    "python3", "python-is-python3", "python3-pip", "python3-numpy", "python3-pandas", "python3-sklearn",
+    "python3-scipy", "python3-pil", "python3-xgboost", "procps", "curl",
 )
+#: images carry the version of the recipe they were built from; ``--if-needed`` rebuilds older ones
+RECIPE_LABEL = "org.mle-env.recipe"
+RECIPE_VERSION = "2"  # 2: python, pip and curl, as MLE-bench agents expect
 DEBIAN_MIRROR = "http://deb.debian.org/debian"
 
 
@@ -71,12 +77,30 @@ def image_exists(tag: str, client: Any = None) -> bool:
     return True
 
 
+def image_recipe(tag: str, client: Any = None) -> str | None:
+    """The recipe version an image was built from ("" for an image without the label, e.g. one the user
+    brought), or None when there is no such image."""
+    import docker
+
+    own = client is None
+    client = client or docker_client()
+    try:
+        labels = client.images.get(tag).labels or {}
+    except docker.errors.ImageNotFound:
+        return None
+    finally:
+        if own:
+            client.close()
+    return str(labels.get(RECIPE_LABEL, ""))
+
+
 def build_image(gpu: bool = False, tag: str | None = None, log: Callable[[str], None] = print) -> str:
     """Build the agent image from its Dockerfile (needs a registry and PyPI); returns the tag."""
     tag = tag or (GPU_IMAGE if gpu else DEFAULT_IMAGE)
     client = docker_client(timeout=3600)
     dockerfile = "Dockerfile.cuda" if gpu else "Dockerfile.cpu"
-    for chunk in client.api.build(path=str(IMAGES_DIR), dockerfile=dockerfile, tag=tag, rm=True, decode=True):
+    for chunk in client.api.build(path=str(IMAGES_DIR), dockerfile=dockerfile, tag=tag, rm=True, decode=True,
+                                  labels={RECIPE_LABEL: RECIPE_VERSION}):
         if "stream" in chunk and chunk["stream"].strip():
             log(chunk["stream"].rstrip())
         if "error" in chunk:
@@ -110,6 +134,9 @@ def build_offline_image(
         _run(["debootstrap", "--variant=minbase", "--include=" + ",".join(packages), suite, str(rootfs), mirror])
         _run(["chroot", str(rootfs), "useradd", "--uid", "1000", "--create-home", "--home-dir", "/home/agent",
               "agent"])
+        # agents run `pip install` (into ~/.local, as uid 1000): Debian's marker would refuse every install
+        for marker in (rootfs / "usr" / "lib").glob("python3*/EXTERNALLY-MANAGED"):
+            marker.unlink()
         for cache in ("var/cache/apt/archives", "var/lib/apt/lists"):
             for item in (rootfs / cache).glob("*"):
                 if item.is_file():
@@ -120,7 +147,8 @@ def build_offline_image(
         repository, _, version = tag.partition(":")
         client.api.import_image(
             src=tar.stdout, repository=repository, tag=version or "latest", stream_src=True,
-            changes=['WORKDIR /home', 'ENV LANG=C.UTF-8', 'CMD ["sleep", "infinity"]'],
+            changes=['WORKDIR /home', 'ENV LANG=C.UTF-8', 'CMD ["sleep", "infinity"]',
+                     f'LABEL {RECIPE_LABEL}="{RECIPE_VERSION}"'],
         )
         if tar.wait() != 0:
             raise PrerequisiteError(f"tar of {rootfs} failed")

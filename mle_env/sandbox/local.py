@@ -49,6 +49,7 @@ from mle_env.sandbox.base import (
     pid_alive,
 )
 from mle_env.sandbox.channel import PipeTransport, StderrTail, WorkerClient
+from mle_env.sandbox.endpoint import VALIDATION_PORT
 from mle_env.sandbox.files import TreeArchive, archive_workspace_tree, read_workspace_file
 
 WORKDIR = "/home"
@@ -69,6 +70,7 @@ class LocalSandbox(Sandbox):
     docstring)."""
 
     kind = "local"
+    serves_endpoint = True
 
     def __init__(self, public_dir: Path, limits: SandboxLimits | None = None, root: Path | None = None) -> None:
         self.public_dir = Path(public_dir).resolve()
@@ -102,6 +104,7 @@ class LocalSandbox(Sandbox):
                                     f"nobody:x:{NOBODY}:{NOBODY}:nobody:/nonexistent:/usr/sbin/nologin\n")
         (etc / "group").write_text(f"root:x:0:\nagent:x:{AGENT_UID}:\nnogroup:x:{NOBODY}:\n")
         (etc / "hostname").write_text("mle-env\n")
+        (etc / "hosts").write_text("127.0.0.1\tlocalhost mle-env\n::1\tlocalhost ip6-localhost ip6-loopback\n")
         for f in etc.iterdir():
             f.chmod(0o644)
         self.cgroups, cgroup_files = self._make_cgroups()
@@ -142,7 +145,7 @@ class LocalSandbox(Sandbox):
         for name in _ETC:
             if (Path("/etc") / name).exists():
                 binds.append(("ro", f"/etc/{name}", f"/etc/{name}"))
-        for name in ("passwd", "group", "hostname"):
+        for name in ("passwd", "group", "hostname", "hosts"):  # hosts: `localhost` names the sandbox's loopback
             binds.append(("ro", str(etc / name), f"/etc/{name}"))
         binds += [("ro", str(WORKER_PATH), WORKER_INSIDE), ("ro", str(self.public_dir), f"{WORKDIR}/data")]
         for device in _gpu_devices(self.limits.gpus):
@@ -205,6 +208,8 @@ class LocalSandbox(Sandbox):
             "disk_limit": self.limits.disk, "disk_paths": [str(home), str(tmp)], "disk_exclude": [str(home / "data")],
             "rlimits": self._rlimits(), "no_new_privs": True, **cgroup_files,
         }
+        if self.endpoint is not None:  # inside the namespaces, as the sandbox's only uid
+            config["validation"] = {"port": VALIDATION_PORT, "max_bytes": self.endpoint.max_bytes, "as_agent": True}
         self.worker = subprocess.Popen(
             [sys.executable, str(WORKER_PATH), "serve", json.dumps(config)], cwd=self.base,
             env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
@@ -213,7 +218,7 @@ class LocalSandbox(Sandbox):
         assert self.worker.stdin is not None and self.worker.stdout is not None and self.worker.stderr is not None
         transport = PipeTransport(self.worker.stdin.fileno(), self.worker.stdout.fileno(),
                                   StderrTail(self.worker.stderr))
-        self.client = WorkerClient(transport, f"local sandbox {self.base}")
+        self.client = WorkerClient(transport, f"local sandbox {self.base}", on_event=self.endpoint)
         self.client.call("ping", 30.0)
 
     def _rlimits(self) -> dict[str, int]:
@@ -329,6 +334,9 @@ class LocalSandbox(Sandbox):
 
     def python_packages(self) -> dict[str, str]:
         return host_packages()
+
+    def _channel(self) -> WorkerClient | None:
+        return self.client
 
     def close(self) -> None:
         if self.client is not None:

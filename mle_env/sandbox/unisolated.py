@@ -105,6 +105,9 @@ class UnisolatedSandbox(Sandbox):
     def python_packages(self) -> dict[str, str]:
         return host_packages()
 
+    def _channel(self) -> WorkerClient | None:
+        return self.client
+
     def close(self) -> None:
         if self.client is not None:
             self.client.shutdown()

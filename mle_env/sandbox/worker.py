@@ -23,11 +23,26 @@ write into this channel or stop the worker; the agent's output is only ever data
   disk_limit, disk_paths, disk_exclude   the disk watchdog (bytes; folders summed; folders skipped)
   rlimits      {"RLIMIT_AS": n, ...} set on the worker and so inherited by every program
   no_new_privs set PR_SET_NO_NEW_PRIVS on the worker, inherited likewise (docker sets it for the container)
+  validation   {"port": n, "max_bytes": n, "as_agent": bool}: run the validation endpoint (see below)
 
 Requests:  {"id": n, "op": "shell"|"python", "code": str, "timeout": seconds, "max_output": bytes}
+           {"id": n, "op": "put", "path": relative path, "data": base64, "mode": int}  (a new file, not
+           replacing anything, owned by the worker's user: read-only to the agent)
            {"id": n, "op": "ping"}  |  {"id": n, "op": "shutdown"}
 Responses: {"id": n, "stdout": str, "stderr": str, "exit_code": int|null, "timed_out": bool,
             "stdout_bytes": int, "stderr_bytes": int, "duration": seconds, "note": str}
+Events (worker -> host, only while a request is in flight, before its response):
+           {"event": "validate", "vid": n, "chunk": base64}  ...  {"event": "validate", "vid": n, "end": true}
+           answered by the host with {"op": "validated", "vid": n, "result": str}
+
+- The validation endpoint (MLE-bench's convention): ``relay PORT MAX_BYTES`` is an HTTP server on
+  127.0.0.1:PORT inside the sandbox's network namespace (as root in docker; as the agent's uid in the local
+  sandbox, whose only uid that is). ``POST /validate`` with the file as multipart field ``file`` (``curl -F
+  file=@FILE``) or as the raw body is relayed in chunks through this worker to the host, which checks it
+  against the answers and says only whether it is valid and why not; the reply is MLE-bench's
+  ``{"result": "..."}``. Requests are answered while an action runs (the host reads the channel then);
+  the relay restarts with the next action if the agent stopped it. What comes from it is checked like any
+  data from the agent: at most ``max_bytes`` per file, chunks of bounded size, nothing but chunks and ends.
 
 - ``shell`` runs ``bash -c code`` (``sh`` where bash is missing) in its own process group; on timeout the
   whole group is killed. Processes an action leaves in the background keep running, but what they print
@@ -47,8 +62,10 @@ Responses: {"id": n, "stdout": str, "stderr": str, "exit_code": int|null, "timed
 """
 
 import ast
+import base64
 import json
 import os
+import queue
 import resource
 import selectors
 import signal
@@ -60,6 +77,8 @@ import traceback
 
 DEFAULT_MAX_OUTPUT = 64 * 1024
 _READ = 65536
+#: bytes of a file per message from the validation endpoint (base64 makes a line of about 1.4 MB)
+RELAY_CHUNK = 1 << 20
 
 
 def _set_oom_score_adj(value: str) -> None:
@@ -91,6 +110,7 @@ class Config:
         self.disk_exclude = set(raw.get("disk_exclude") or [])
         self.rlimits = dict(raw.get("rlimits") or {})
         self.no_new_privs = bool(raw.get("no_new_privs"))
+        self.validation = raw.get("validation") or None
 
 
 def _join_cgroups(fds: list):
@@ -387,6 +407,10 @@ class Worker:
         self.config = config
         self.workdir = config.workdir
         self.repl = None
+        self.relay = None
+        self.relay_lock = threading.Lock()
+        self.send_lock = threading.Lock()
+        self.out = None
         self.groups = set()
         self.disk = DiskWatch(config)
         self.cgroup_fds = [os.open(f, os.O_WRONLY) for f in config.cgroup_procs]
@@ -447,7 +471,9 @@ class Worker:
         """Kill every agent process but the python interpreter (or, without a way to find them all, every
         process group of earlier actions); returns how many."""
         repl_pid = self.repl[0].pid if self.repl is not None else None
-        keep = {repl_pid} | set(self._repl_family()) if repl_pid else set()
+        keep = set(_family(self.repl[0])) if self.repl is not None else set()
+        if self.relay is not None:
+            keep |= set(_family(self.relay))
         if self.config.agent:
             killed = kill_agent_processes(self.config.agent, keep)
         else:
@@ -462,17 +488,6 @@ class Worker:
                     pass
         self.groups = {g for g in self.groups if g == repl_pid}
         return killed
-
-    def _repl_family(self) -> list:
-        """The interpreter and, behind a prefix like nsenter, the process it forked inside the sandbox."""
-        if self.repl is None:
-            return []
-        pid = self.repl[0].pid
-        try:
-            with open(f"/proc/{pid}/task/{pid}/children") as f:
-                return [pid] + [int(c) for c in f.read().split()]
-        except (OSError, ValueError):
-            return [pid]
 
     def _forget_finished_groups(self) -> None:
         for pgid in list(self.groups):
@@ -640,6 +655,9 @@ class Worker:
 
     def shutdown(self) -> None:
         self._stop_repl()
+        if self.relay is not None:  # its forwarding thread ends at the end of its output
+            _kill_group(self.relay)
+            self.relay.stdin.close()
         for pgid in list(self.groups):
             try:
                 os.killpg(pgid, signal.SIGKILL)
@@ -647,23 +665,126 @@ class Worker:
                 pass
         kill_agent_processes(self.config.agent)
 
-    def serve(self, inp, out) -> None:
-        self._start_repl()  # ready before the first python action; it imports nothing heavy
+    # -- the validation endpoint ----------------------------------------------------------------------
+    def _start_relay(self) -> None:
+        """Start the endpoint's HTTP server (see the module docstring) unless it runs; failures are quiet:
+        the agent then finds no endpoint, and the next action tries again."""
+        settings = self.config.validation
+        if not settings or self._relay_alive():
+            return
+        if self.relay is not None:
+            _kill_group(self.relay)
+        args = [self.config.python, "-u", self.config.script, "relay", str(int(settings["port"])),
+                str(int(settings["max_bytes"]))]
+        pipes = dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            if settings.get("as_agent"):
+                proc = self._spawn(args, cwd=self.config.cwd, **pipes)
+            else:  # the worker's own uid (root in docker): out of the agent's reach
+                proc = subprocess.Popen(args, cwd=self.config.cwd, env=self.config.env, start_new_session=True,
+                                        close_fds=True, **pipes)
+        except OSError:
+            return
+        self.relay = proc
+        listening = threading.Event()
+        threading.Thread(target=self._forward_relay, args=(proc, listening), daemon=True).start()
+        listening.wait(10.0)  # so that the first action finds it; a relay that cannot start ends sooner
+
+    def _relay_alive(self) -> bool:
+        """Whether the relay runs; behind nsenter, whether the process inside still does (nsenter itself
+        outlives it for a moment)."""
+        if self.relay is None or self.relay.poll() is not None:
+            return False
+        return not self.config.prefix or len(_family(self.relay)) > 1
+
+    def _forward_relay(self, proc: subprocess.Popen, listening: threading.Event) -> None:
+        """Pass the endpoint's chunks and ends on to the host, checked: nothing else gets through."""
+        longest = 2 * RELAY_CHUNK
+        ready = proc.stdout.readline(longest)  # the relay's first line says it listens (or it exits)
+        listening.set()
+        if not ready:
+            return
+        for line in iter(lambda: proc.stdout.readline(longest), b""):
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(message, dict) or type(message.get("vid")) is not int:
+                continue
+            chunk = message.get("chunk")
+            if isinstance(chunk, str):
+                self._send({"event": "validate", "vid": message["vid"], "chunk": chunk})
+            elif message.get("end") is True:
+                self._send({"event": "validate", "vid": message["vid"], "end": True})
+
+    def _answer_relay(self, reply: dict) -> None:
+        relay = self.relay
+        if relay is None or relay.poll() is not None:
+            return
+        line = json.dumps({"vid": reply.get("vid"), "result": str(reply.get("result", ""))}).encode() + b"\n"
+        with self.relay_lock:
+            try:
+                relay.stdin.write(line)
+                relay.stdin.flush()
+            except (OSError, ValueError):
+                pass
+
+    # -- the channel ----------------------------------------------------------------------------------
+    def _send(self, message: dict) -> None:
+        with self.send_lock:
+            self.out.write(json.dumps(message) + "\n")
+            self.out.flush()
+
+    def _read_host(self, inp, requests: "queue.Queue") -> None:
+        """Requests go to the serving loop; the host's answers for the endpoint straight to it (they arrive
+        while an action runs)."""
         for raw in inp:
             try:
                 request = json.loads(raw)
             except ValueError:
                 continue
+            if isinstance(request, dict) and request.get("op") == "validated":
+                self._answer_relay(request)
+            elif isinstance(request, dict):
+                requests.put(request)
+        requests.put(None)
+
+    def put(self, path: str, data: str, mode: int) -> dict:
+        """Write a new file (relative to the working directory) that replaces nothing and follows no link."""
+        if os.path.isabs(path) or ".." in path.split("/"):
+            return {"error": f"put: {path!r} is not a relative path inside the working directory"}
+        fd = os.open(os.path.join(self.config.cwd, path),
+                     os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        with os.fdopen(fd, "wb") as f:
+            os.fchmod(fd, int(mode) & 0o755)
+            f.write(base64.b64decode(data))
+        return {"ok": True}
+
+    def serve(self, inp, out) -> None:
+        self.out = out
+        requests = queue.Queue()
+        threading.Thread(target=self._read_host, args=(inp, requests), daemon=True).start()
+        self._start_repl()  # ready before the first python action; it imports nothing heavy
+        self._start_relay()
+        while True:
+            request = requests.get()
+            if request is None:
+                break
             started = time.monotonic()
             op = request.get("op")
             if op == "shutdown":
                 self.shutdown()
-                out.write(json.dumps({"id": request.get("id"), "ok": True}) + "\n")
-                out.flush()
+                self._send({"id": request.get("id"), "ok": True})
                 return
             if op == "ping":
                 response = {"ok": True}
+            elif op == "put":
+                try:
+                    response = self.put(str(request["path"]), str(request["data"]), int(request.get("mode", 0o644)))
+                except (KeyError, OSError, ValueError) as e:
+                    response = {"error": f"put failed ({type(e).__name__}: {e})"}
             elif op in ("shell", "python"):
+                self._start_relay()
                 fn = self.shell if op == "shell" else self.python
                 try:
                     response = fn(request["code"], float(request["timeout"]),
@@ -677,9 +798,18 @@ class Worker:
                 response = {"error": f"unknown op {op!r}"}
             response["id"] = request.get("id")
             response["duration"] = time.monotonic() - started
-            out.write(json.dumps(response) + "\n")
-            out.flush()
+            self._send(response)
         self.shutdown()
+
+
+def _family(proc: subprocess.Popen) -> list:
+    """A process and, behind a prefix like nsenter, the processes it forked (inside the sandbox)."""
+    pid = proc.pid
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [pid] + [int(c) for c in f.read().split()]
+    except (OSError, ValueError):
+        return [pid]
 
 
 def _status_nonce(line: bytes):
@@ -765,9 +895,100 @@ def init() -> None:
             pass
 
 
+# --- the validation endpoint inside the sandbox ----------------------------------------------------------
+def _uploaded_file(content_type: str, body: bytes):
+    """The posted file: multipart field ``file`` (``curl -F file=@...``), else the whole body; None when a
+    multipart form has no such field."""
+    if not content_type.lower().startswith("multipart/form-data"):
+        return body
+    from email import policy
+    from email.parser import BytesParser
+
+    message = BytesParser(policy=policy.HTTP).parsebytes(
+        b"Content-Type: " + content_type.encode("latin-1", "replace") + b"\r\n\r\n" + body)
+    for part in message.iter_parts():
+        if part.get_param("name", header="content-disposition") == "file":
+            return part.get_payload(decode=True) or b""
+    return None
+
+
+def relay(port: int, max_bytes: int) -> None:
+    """Serve ``POST /validate`` (and ``GET /health``) on 127.0.0.1:``port``, one request at a time, asking the
+    worker (stdout: chunks, stdin: verdicts) for each verdict."""
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    verdicts, chunks = sys.stdin.buffer, sys.stdout.buffer
+    counter = [0]
+
+    def ask(data: bytes) -> str:
+        counter[0] += 1
+        vid = counter[0]
+        for start in range(0, max(len(data), 1), RELAY_CHUNK):
+            piece = base64.b64encode(data[start:start + RELAY_CHUNK]).decode()
+            chunks.write(json.dumps({"vid": vid, "chunk": piece}).encode() + b"\n")
+        chunks.write(json.dumps({"vid": vid, "end": True}).encode() + b"\n")
+        chunks.flush()
+        for line in verdicts:
+            try:
+                reply = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(reply, dict) and reply.get("vid") == vid:
+                return str(reply.get("result", ""))
+        raise SystemExit(0)  # the worker is gone
+
+    class Handler(BaseHTTPRequestHandler):
+        def _reply(self, status: int, payload: dict) -> None:
+            body = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self) -> None:
+            if self.path.split("?")[0].rstrip("/") == "/health":
+                self._reply(200, {"status": "running"})
+            else:
+                self._reply(404, {"error": "not found: POST the file to /validate"})
+
+        def do_POST(self) -> None:
+            if self.path.split("?")[0].rstrip("/") != "/validate":
+                self._reply(404, {"error": "not found: POST the file to /validate"})
+                return
+            try:
+                length = int(self.headers.get("Content-Length", ""))
+            except ValueError:
+                self._reply(411, {"error": "send a Content-Length (curl -X POST -F file=@FILE URL does)"})
+                return
+            if length > max_bytes + 65536:
+                self.close_connection = True
+                self._reply(413, {"error": f"the file is over the {max_bytes // 2**20} MiB limit"})
+                return
+            data = _uploaded_file(self.headers.get("Content-Type", ""), self.rfile.read(length))
+            if data is None:
+                self._reply(400, {"error": "post the file as the multipart field 'file': curl -F file=@FILE URL"})
+                return
+            self._reply(200, {"result": ask(data)})
+
+        def log_message(self, *args) -> None:
+            pass
+
+    try:
+        server = HTTPServer(("127.0.0.1", port), Handler)
+    except OSError as e:
+        sys.exit(f"the validation endpoint cannot listen on port {port}: {e}")
+    chunks.write(b'{"listening": true}\n')
+    chunks.flush()
+    server.serve_forever()
+
+
 def main(argv) -> None:
     if argv and argv[0] == "repl":
         repl(int(argv[1]), int(argv[2]))
+        return
+    if argv and argv[0] == "relay":
+        relay(int(argv[1]), int(argv[2]))
         return
     if argv and argv[0] == "init":
         init()

@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from mle_env.grading.metrics import METRICS, get_metric, levenshtein_distance
@@ -39,7 +40,11 @@ CASES = {
            # macro: class a F1 = 2/3 (P 1, R 1/2), class b F1 = 2/3 (P 1/2, R 1) -> 2/3
            (A(["a", "a", "b"]), A(["a", "b", "b"]), {"average": "macro"}, 2 / 3)],
     # hit at rank 1 -> 1; hit at rank 2 -> 1/2; outside k=2 -> 0: mean (1 + 0.5 + 0) / 3
-    "map_at_k": [(A(["a", "b", "c"]), A(["a b c", "a b c", "a b c"]), {"k": 2}, 0.5)],
+    "map_at_k": [(A(["a", "b", "c"]), A(["a b c", "a b c", "a b c"]), {"k": 2}, 0.5),
+                 # MLE-bench's rule: "a a b" truncated to "a a", the repeat uses up rank 2: 1/1 / min(2, 2) = .5;
+                 # "x c": 1/2 -> mean .5 (deduplicated first it would be (1 + .5) / 2)
+                 (A(["a b", "c"]), A(["a a b", "x c"]), {"k": 2, "truncate_first": True}, 0.5),
+                 (A(["a b", "c"]), A(["a a b", "x c"]), {"k": 2}, 0.75)],
     # sqrt((0 + 0 + 4) / 3)
     "rmse": [(A([1, 2, 3]), A([1, 2, 5]), {}, math.sqrt(4 / 3))],
     # log1p values [0, 1] vs [1, 0]: sqrt((1 + 1) / 2) = 1
@@ -47,13 +52,64 @@ CASES = {
     # column 1: 1.0 (as above); column 2 identical: 0 -> mean 0.5
     "mean_columnwise_rmsle": [(A([[0.0, 1.0], [math.e - 1, 2.0]]), A([[math.e - 1, 1.0], [0.0, 2.0]]), {}, 0.5)],
     # (1 + 0 + 2) / 3
-    "mae": [(A([1, 2, 3]), A([2, 2, 5]), {}, 1.0)],
+    "mae": [(A([1, 2, 3]), A([2, 2, 5]), {}, 1.0),
+            # rows with u_out = 0 only: (1 + 3 + 0) / 3
+            (A([1, 2, 3, 4]), A([2, 2, 6, 4]),
+             {"answers": pd.DataFrame({"u_out": [0, 1, 0, 0]}), "mask_column": "u_out"}, 4 / 3),
+            # 2.5 rounds to 2 and 3.5 to 4 (Python's round: ties to even)
+            (A([0, 0]), A([2, 3]), {"round_to_int": True}, 2.0),
+            (A([0, 0]), A([3, 4]), {"round_to_int": True}, 4.0)],
     # column 1 same order (+1), column 2 reversed (-1) -> 0
     "mean_columnwise_spearman": [(A([[1, 1], [2, 2], [3, 3]]), A([[10, 3], [20, 2], [30, 1]]), {}, 0.0)],
     # {a,b,c} vs {a,b,d}: 2 / 4; two empty strings: 0.5 by convention; case is ignored: 1 -> mean 2/3
     "word_jaccard": [(A(["a b c", "", "Hello"]), A(["a b d", "", "hello"]), {}, (0.5 + 0.5 + 1) / 3)],
     # kitten -> sitting: 3 edits; "" -> "abc": 3 -> mean 3
     "levenshtein": [(A(["kitten", ""]), A(["sitting", "abc"]), {}, 3.0)],
+    # vocabulary {a, b, c}, x ignored: row 1 TP a, FN b; row 2 TP c, FP b; row 3 FP a -> TP 2, FP 2, FN 1:
+    # 2*2 / (2*2 + 2 + 1) = 4/7
+    "multilabel_micro_f1": [(A(["a b", "c", ""]), A(["a x", "c b", "a"]), {}, 4 / 7)],
+    # row 1: "b a c" has ranks [1, 0, 2] in "a b c", 1 inversion, n(n-1) = 6; row 2: 0 of 2 -> 1 - 4*1/8
+    "kendall_tau_pooled": [(A(["a b c", "x y"]), A(["b a c", "x y"]), {}, 0.5)],
+    # ROC (0,0) (0,.5) (.5,.5) (.5,1) (1,1) plus (0,.4) inserted; band [0,.4] closed at (1,.4): area .4 x 2;
+    # band [.4,1] shifted down .4: .5*.1 + .5*.6 = .35 x 1 -> (0.8 + 0.35) / (.4*2 + .6*1) = 1.15 / 1.4
+    "weighted_auc_tpr_bands": [(A([0, 0, 1, 1]), A([0.1, 0.4, 0.35, 0.8]), {}, 1.15 / 1.4)],
+    # overall AUC 7/9; identity g (0.5 counts, NaN does not): subgroup 1/2, BPSN 1, BNSP 3/4; identity h:
+    # subgroup 1, BPSN 3/4, BNSP 1; power means (p = -5) over the two identities, each weighted 0.25
+    "jigsaw_bias_auc": [(A([1, 0, 1, 0, 1, 0.0]), A([0.9, 0.7, 0.3, 0.2, 0.8, 0.4]),
+                         {"answers": pd.DataFrame({"g": [0.9, 0.6, 0.5, 0.2, np.nan, 0.0], "h": [0, 1, 0, 1, 1, 0]}),
+                          "identity_columns": ["g", "h"]},
+                         0.25 * (7 / 9 + ((0.5**-5 + 1) / 2) ** (-1 / 5) + 2 * ((1 + 0.75**-5) / 2) ** (-1 / 5)))],
+    # deviations from the means 2.5: [-1.5, -.5, .5, 1.5] and [-.5, -1.5, 1.5, .5]: 3 / sqrt(5 * 5)
+    "pearson": [(A([1, 2, 3, 4]), A([2, 1, 4, 3]), {}, 0.6)],
+    # TP 2, TN 1, FP 1, FN 1: (2*1 - 1*1) / sqrt(3 * 3 * 2 * 2) = 1/6 (1.0 and 1 are the same label)
+    "mcc": [(A([1, 1, 0, 0, 1]), A([1.0, 0, 0, 1, 1]), {}, 1 / 6)],
+    # votes -> [.5, .5, 0] and [0, 0, 1]: .5 ln(.5/.25) + .5 ln(.5/.5) = .5 ln 2; ln(1/.5) = ln 2 -> mean .75 ln 2
+    "kl_divergence": [(A([[1, 1, 0], [0, 0, 3]]), A([[0.25, 0.5, 0.25], [0.2, 0.3, 0.5]]), {}, 0.75 * math.log(2))],
+    # type a: MAE (1 + 0)/2 = .5; type b: (0 + 6)/2 = 3 -> (ln .5 + ln 3) / 2 = ln(1.5) / 2
+    "grouped_log_mae": [(A([1, 2, 3, 10]), A([2, 2, 3, 16]), {"answers": pd.DataFrame({"type": list("aabb")})},
+                         math.log(1.5) / 2)],
+    # rows: d 100, s 100: -sqrt2 - ln(100 sqrt2) = -6.365957; d 0, s max(50, 70): -ln(70 sqrt2) = -4.595069;
+    # d min(2000, 1000), NaN sigma -> 70: -1000 sqrt2 / 70 - ln(70 sqrt2) = -24.798120 -> mean -11.919715
+    "laplace_log_likelihood": [(A([2000, 2500, 3000.0]), A([[2100, 100], [2500, 50], [1000, np.nan]]), {}, -11.919715),
+                               # only the scored rows 1 and 3: (-6.365957 - 24.798120) / 2
+                               (A([2000, 2500, 3000.0]), A([[2100, 100], [2500, 50], [1000, np.nan]]),
+                                {"answers": pd.DataFrame({"scored": [True, False, True]}), "mask_column": "scored"},
+                                -15.582039)],
+    # keep rows 1, 2; column a: errors 1, 2 -> sqrt(5/2); column c: 0, 3 -> sqrt(9/2); b is not scored
+    "masked_mcrmse": [(A([[1, 0, 5], [3, 0, 5], [100, 100, 100.0]]), A([[2, 9, 5], [1, 9, 8], [0, 0, 0.0]]),
+                       {"classes": ["a", "b", "c"], "answers": pd.DataFrame({"keep": [True, True, False]}),
+                        "score_columns": ["a", "c"]}, (math.sqrt(2.5) + math.sqrt(4.5)) / 2)],
+    # d = 6371000 m x radians(0.001); trip a: distances [0, d, 2d]: P50 d, P95 (position 1.9) 1.9d -> 1.45d;
+    # trip b: d -> (1.45d + d) / 2
+    "haversine_p50_p95": [(A([[0, 0], [0, 0], [0, 0], [10, 20]]), A([[0, 0], [0, 0.001], [0, 0.002], [10.001, 20]]),
+                           {"answers": pd.DataFrame({"tripId": list("aaab")})}, 1.225 * 6371000 * math.radians(0.001))],
+    # [1,2,3] -> [1,3]: 1; [4,5] -> [4,5,6] ("05" is 5): 1 -> 2 / 5 true tokens
+    "sequence_edit_rate": [(A(["1 2 3", "4 5"]), A(["1 3", "4 05 6"]), {}, 0.4)],
+    # page 1: box A takes "A 5 5" (TP), box B has no point inside (FN), "A 6 6" and "B 30 30" unused (FP 2);
+    # page 2: FP 1; page 3: FN 1; page 4: x = 10 is on the edge, not inside (FN 1, FP 1) -> TP 1, FP 4, FN 3:
+    # P 1/5, R 1/4 -> 2 * (1/20) / (9/20) = 2/9
+    "point_in_box_f1": [(A(["A 0 0 10 10 B 20 20 5 5", "", "D 0 0 4 4", "E 0 0 10 10"]),
+                         A(["A 5 5 A 6 6 B 30 30", "C 1 1", "", "E 10 5"]), {}, 2 / 9)],
 }
 
 
@@ -69,7 +125,8 @@ def test_metric_value(name: str, case: tuple) -> None:
 
 def test_directions() -> None:
     lower = {n for n, m in METRICS.items() if m.lower_is_better}
-    assert lower == {"log_loss", "multiclass_log_loss", "rmse", "rmsle", "mean_columnwise_rmsle", "mae", "levenshtein"}
+    assert lower == {"log_loss", "multiclass_log_loss", "rmse", "rmsle", "mean_columnwise_rmsle", "mae", "levenshtein",
+                     "kl_divergence", "grouped_log_mae", "masked_mcrmse", "haversine_p50_p95", "sequence_edit_rate"}
 
 
 def test_unknown_metric_suggests() -> None:

@@ -22,7 +22,7 @@ def test_answers_host_files_and_host_environment_stay_out_of_reach(
         f"echo contents=$(grep -rl {canary} /home /tmp /etc /opt /root /var /run /srv /mnt /usr/local 2>/dev/null"
         " | wc -l);"
         " echo names=$(find / -xdev \\( -name canary.txt -o -name host-secret.txt -o -name private \\)"
-        " -not -path '/proc/*' 2>/dev/null | wc -l);"
+        " -not -path '/proc/*' -not -path '*/ssl/private' 2>/dev/null | wc -l);"  # OpenSSL's key folder
         f" echo environ=$(cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c {canary});"
         f" echo env=$(env | grep -c {canary});"
         " echo mounts=$(grep -c -E '/private|/trajectories' /proc/self/mountinfo);"

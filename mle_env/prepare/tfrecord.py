@@ -1,4 +1,5 @@
-"""Just enough of TFRecord and ``tf.train.Example`` to split and clean SIIM's shards without TensorFlow.
+"""Just enough of TFRecord and ``tf.train.Example`` to read, split and clean Kaggle's shards without TensorFlow
+(siim-isic-melanoma-classification, cassava-leaf-disease-classification).
 
 A TFRecord file is a sequence of records: ``uint64 length``, ``uint32 masked CRC-32C of the length``,
 ``data``, ``uint32 masked CRC-32C of the data`` (little-endian). Each record's data is a serialized
@@ -152,6 +153,12 @@ def feature_bytes(example: bytes, name: str) -> list[bytes]:
             return [value for kind, values, _, _ in _fields(feature) if kind == 1
                     for n, value, _, _ in _fields(values) if n == 1]
     return []
+
+
+def shard_strings(path: Path, name: str) -> list[str]:
+    """The UTF-8 values of the ``bytes_list`` feature ``name`` over every record of the shard at ``path``, in
+    record order (e.g. the ``image_name`` of each example: which ids a shard holds)."""
+    return [value.decode("utf-8") for record in read_records(path) for value in feature_bytes(record, name)]
 
 
 def without_features(example: bytes, names: set[str]) -> bytes:

@@ -1,0 +1,65 @@
+"""Metrics on predicted labels and label sets (all higher is better)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mle_env.grading.metrics.registry import normalise_labels, register_metric, text
+
+
+@register_metric("accuracy", lower_is_better=False)
+def accuracy(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Fraction of rows (of all cells, for several columns) predicted exactly."""
+    return float(np.mean(normalise_labels(y_true) == normalise_labels(y_pred)))
+
+
+@register_metric("quadratic_weighted_kappa", lower_is_better=False)
+def quadratic_weighted_kappa(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Cohen's kappa with quadratic weights (scikit-learn cohen_kappa_score)."""
+    from sklearn.metrics import cohen_kappa_score
+
+    return cohen_kappa_score(np.ravel(y_true).astype(int), np.ravel(y_pred).astype(int), weights="quadratic")
+
+
+@register_metric("f1", lower_is_better=False)
+def f1(y_true: np.ndarray, y_pred: np.ndarray, average: str = "binary", pos_label: Any = 1) -> float:
+    """F1 score (scikit-learn f1_score) with the given ``average`` (binary, micro, macro, weighted)."""
+    from sklearn.metrics import f1_score
+
+    yt, yp = np.ravel(y_true), np.ravel(y_pred)
+    if average != "binary":
+        yt, yp = normalise_labels(yt), normalise_labels(yp)
+    return f1_score(yt, yp, average=average, pos_label=pos_label)
+
+
+@register_metric("mcc", lower_is_better=False)
+def mcc(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Matthews correlation coefficient (scikit-learn matthews_corrcoef) of the labels, in [-1, 1].
+
+    Labels compare as text with 1 and 1.0 the same; a constant truth or prediction gives 0.
+    """
+    from sklearn.metrics import matthews_corrcoef
+
+    return matthews_corrcoef(normalise_labels(y_true), normalise_labels(y_pred))
+
+
+@register_metric("multilabel_micro_f1", lower_is_better=False)
+def multilabel_micro_f1(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Micro-averaged F1 over (row, label) cells of whitespace-separated label sets.
+
+    As MLE-bench's scikit-learn MultiLabelBinarizer + ``f1_score(average="micro")``: the vocabulary is
+    the set of labels in the answers; predicted labels outside it are ignored; a label repeated in one
+    cell counts once; an empty or NaN cell is the empty set. Score = 2 TP / (2 TP + FP + FN), and 0 when
+    that is 0 / 0 (no label anywhere).
+    """
+    truths = [set(text(t).split()) for t in np.ravel(y_true)]
+    vocabulary = set().union(*truths)
+    tp = fp = fn = 0
+    for truth, cell in zip(truths, np.ravel(y_pred), strict=True):
+        predicted = set(text(cell).split()) & vocabulary
+        hits = len(truth & predicted)
+        tp, fp, fn = tp + hits, fp + len(predicted) - hits, fn + len(truth) - hits
+    denominator = 2 * tp + fp + fn
+    return 2 * tp / denominator if denominator else 0.0

@@ -1,0 +1,73 @@
+"""Metrics on predicted rankings and orderings (all higher is better)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mle_env.grading.metrics.registry import InvalidPrediction, register_metric, text
+
+_BLOCK = 1024  # rows of the pairwise comparison done at once when counting inversions
+
+
+@register_metric("map_at_k", lower_is_better=False)
+def map_at_k(
+    y_true: np.ndarray, y_pred: np.ndarray, k: int = 5, *, truncate_first: bool = False, separator: str | None = None
+) -> float:
+    """Mean over rows of average precision at k; cells hold items split by ``separator`` (None: any
+    whitespace), the answers the relevant ones (order ignored).
+
+    A row scores sum over ranks i <= k holding a relevant item of (hits so far / i), divided by
+    min(|relevant|, k); a row with no relevant item scores 0. By default repeated predictions are
+    dropped before keeping the first k. ``truncate_first=true`` is MLE-bench's rule (its
+    ``mlebench/metrics.py``): keep the first k, then count an item only at its first occurrence, so a
+    repeat uses up a rank; MLE-bench splits on a single space (``separator=" "``).
+    """
+    total = 0.0
+    for actual_cell, predicted_cell in zip(np.ravel(y_true), np.ravel(y_pred), strict=True):
+        actual = set(text(actual_cell).split(separator))
+        predicted = text(predicted_cell).split(separator)
+        predicted = predicted[:k] if truncate_first else list(dict.fromkeys(predicted))[:k]
+        if not actual:
+            continue
+        hits, score, seen = 0, 0.0, set()
+        for i, item in enumerate(predicted):
+            if item in actual and item not in seen:
+                hits += 1
+                score += hits / (i + 1)
+            seen.add(item)
+        total += score / min(len(actual), k)
+    return total / len(np.ravel(y_true))
+
+
+def _inversions(ranks: np.ndarray) -> int:
+    """Pairs i < j with ranks[i] > ranks[j]."""
+    n, total = len(ranks), 0
+    for start in range(0, n, _BLOCK):
+        block = ranks[start:start + _BLOCK]
+        later = np.arange(n)[None, :] > np.arange(start, start + len(block))[:, None]
+        total += int(np.count_nonzero((block[:, None] > ranks[None, :]) & later))
+    return total
+
+
+@register_metric("kendall_tau_pooled", lower_is_better=False)
+def kendall_tau_pooled(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Kendall's tau pooled over rows (AI4Code): 1 - 4 x sum of inversions / sum of n (n - 1).
+
+    Each cell is a whitespace-separated ordering; a row's inversions are the pairs of items the
+    prediction puts in the opposite order to the answer; n is the row's length. Rows are pooled, not
+    averaged. A prediction that is not a permutation of its answer raises :class:`InvalidPrediction`
+    (MLE-bench fails on it); if every row has fewer than 2 items the score is undefined (ValueError).
+    """
+    inversions = pairs = 0
+    for row, (actual_cell, predicted_cell) in enumerate(zip(np.ravel(y_true), np.ravel(y_pred), strict=True), 1):
+        actual, predicted = text(actual_cell).split(), text(predicted_cell).split()
+        if sorted(actual) != sorted(predicted):
+            raise InvalidPrediction(
+                f"row {row}: the predicted order must list each of the {len(actual)} items exactly once"
+            )
+        position = {item: i for i, item in enumerate(actual)}
+        inversions += _inversions(np.array([position[item] for item in predicted], dtype=np.int64))
+        pairs += len(actual) * (len(actual) - 1)
+    if pairs == 0:
+        raise ValueError("kendall_tau_pooled: no row has two items to order")
+    return 1 - 4 * inversions / pairs

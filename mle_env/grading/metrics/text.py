@@ -1,0 +1,67 @@
+"""Metrics on text and token sequences."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+import numpy as np
+from rapidfuzz.distance import Levenshtein
+
+from mle_env.grading.metrics.registry import InvalidPrediction, register_metric, text
+
+# insertion, deletion, substitution: each costs 1
+_UNIT_WEIGHTS = (1, 1, 1)
+
+
+def _jaccard(a: str, b: str) -> float:
+    left, right = set(a.lower().split()), set(b.lower().split())
+    if not left and not right:
+        return 0.5  # Kaggle's convention for two empty strings
+    common = len(left & right)
+    return common / (len(left) + len(right) - common)
+
+
+@register_metric("word_jaccard", lower_is_better=False)
+def word_jaccard(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Mean word-level Jaccard similarity (lower-cased, split on whitespace)."""
+    pairs = zip(np.ravel(y_true), np.ravel(y_pred), strict=True)
+    return float(np.mean([_jaccard(text(t), text(p)) for t, p in pairs]))
+
+
+def levenshtein_distance(a: str | Sequence[Hashable], b: str | Sequence[Hashable]) -> int:
+    """Edit distance between two strings (or token sequences): insertions, deletions and substitutions
+    each cost 1 (rapidfuzz, in C)."""
+    return int(Levenshtein.distance(a, b, weights=_UNIT_WEIGHTS))
+
+
+@register_metric("levenshtein", lower_is_better=True)
+def mean_levenshtein(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Mean character-level Levenshtein distance between answer and prediction strings (NaN reads as "")."""
+    pairs = zip(np.ravel(y_true), np.ravel(y_pred), strict=True)
+    return float(np.mean([levenshtein_distance(text(t), text(p)) for t, p in pairs]))
+
+
+def _integers(cell: object, row: int) -> list[int]:
+    try:
+        return [int(token) for token in text(cell).split()]
+    except ValueError:
+        raise InvalidPrediction(f"row {row}: a sequence must be integers separated by spaces") from None
+
+
+@register_metric("sequence_edit_rate", lower_is_better=True)
+def sequence_edit_rate(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Sum over rows of the token-level Levenshtein distance / total number of true tokens (multi-modal
+    gesture recognition); can exceed 1.
+
+    Cells are whitespace-separated integers, compared as numbers (so "02" equals "2"); an empty cell is
+    the empty sequence. A prediction token that is not an integer raises :class:`InvalidPrediction`;
+    answers with no token at all raise ValueError (the rate is undefined).
+    """
+    distance = tokens = 0
+    for row, (actual_cell, predicted_cell) in enumerate(zip(np.ravel(y_true), np.ravel(y_pred), strict=True), 1):
+        actual = [int(token) for token in text(actual_cell).split()]
+        distance += levenshtein_distance(actual, _integers(predicted_cell, row))
+        tokens += len(actual)
+    if tokens == 0:
+        raise ValueError("sequence_edit_rate: the answers hold no token")
+    return distance / tokens
