@@ -11,7 +11,9 @@ reset/step. Reset's info also describes the task for programs: ``metric`` (name,
 ``env.step`` accepts (:mod:`mle_env.actions`).
 
 A policy that wants something in the trajectory (LLM token counts, its plan) returns it from
-:meth:`Policy.annotations`; :func:`mle_env.run_episode` attaches it to the step's record.
+:meth:`Policy.annotations`; :func:`mle_env.run_episode` attaches it to the step's record. A policy that
+needs the env itself (to fork the episode, as AIDE's ``fork`` option does) defines ``bind_env(env)``:
+``run_episode`` calls it with the unwrapped MLEEnv after ``env.reset`` and before ``policy.reset``.
 """
 
 from __future__ import annotations

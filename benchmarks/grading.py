@@ -3,14 +3,14 @@
     python benchmarks/grading.py [--competitions ID ...] [--repeat 3] [--levenshtein-rows 485000]
 
 For every MLE-bench competition with a synthetic raw generator (``competitions/<id>/synthetic.py``), the
-raw files are generated, prepared, and a perfect submission (the answers' ids and targets) is graded with
-:class:`~mle_env.grading.grader.Grader` (validation, alignment, metric, medals; the grader is built once,
-as an env does). Printed per competition: answer rows, the best of ``--repeat`` grading times, the best
-time of ``pandas.read_csv`` of the submission plus the answers, and their ratio (target: within 3x on the
-largest synthetic files, so that validation never dominates). Then the ``levenshtein`` metric on
-``--levenshtein-rows`` strings of about 100 characters (bms-molecular-translation's scale; target under
-30 s). Prepare's peak memory on large raw files is ``benchmarks/prepare_memory.py``.
-"""
+raw files are generated, prepared, and a perfect submission (the answers' ids and targets, or the
+folder's ``perfect_submission``) is graded with :class:`~mle_env.grading.grader.Grader` (validation,
+alignment, metric, medals; the grader is built once, as an env does). Printed per competition: answer
+rows, the best of ``--repeat`` grading times, the best time of ``pandas.read_csv`` of the submission plus
+the answers, and their ratio (target: within 3x on the largest synthetic files, so that validation never
+dominates). Then the ``levenshtein`` metric on ``--levenshtein-rows`` strings of about 100 characters
+(bms-molecular-translation's scale; target under 30 s). Prepare's peak memory on large raw files is
+``benchmarks/prepare_memory.py``."""
 
 from __future__ import annotations
 
@@ -52,9 +52,11 @@ def measure(cid: str, work: Path, repeat: int) -> tuple[int, float, float]:
     grader = Grader(spec, home)
     answers_path = CompetitionPaths(cid, home).private / spec.submission.answers
     answers = pd.read_csv(answers_path, dtype=str, keep_default_na=False)
-    ids = list(getattr(spec.submission, "id_columns", None) or [spec.submission.id_column])
+    ids = list(spec.submission.id_columns)
+    custom = getattr(module, "perfect_submission", None)  # where the answers are not the targets as such
+    perfect = custom(answers) if custom else answers[[*ids, *grader.targets]]
     submission = work / f"{cid}.csv"
-    answers[[*ids, *grader.targets]].to_csv(submission, index=False)
+    perfect.to_csv(submission, index=False)
     report = grader.grade(submission)
     assert report.valid_submission, (cid, report.invalid_reason)
     grading = best_of(repeat, lambda: grader.grade(submission))

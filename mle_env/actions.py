@@ -6,6 +6,7 @@ An action is a dict (or a plain string, which stands for a shell action)::
     {"type": "python", "code": "import pandas as pd",  "timeout": 600}   # the episode's persistent interpreter
     {"type": "validate"}   # is ./submission/submission.csv gradable? answers "valid" or why not; never a score
     {"type": "validate", "path": "code/candidate.csv"}   # the same check of another file (relative path)
+    {"type": "score_dev", "path": "code/dev.csv"}   # with a dev split only: the dev score of that file
     {"type": "submit"}     # end the episode; the submission is graded
 
 A malformed action is never an exception out of ``step``: :func:`parse_action` raises
@@ -44,7 +45,7 @@ def _bare(kind: str) -> dict[str, Any]:
             "additionalProperties": False}
 
 
-ACTION_TYPES = ("shell", "python", "validate", "submit")
+ACTION_TYPES = ("shell", "python", "validate", "score_dev", "submit")
 # a path inside the working directory: relative, no ".." component
 RELATIVE_PATH = {"type": "string", "minLength": 1, "maxLength": 4096,
                  "pattern": r"^(?!/)(?!.*(^|/)\.\.(/|$))[^\x00-\x1f]+$"}
@@ -53,6 +54,8 @@ ACTION_SCHEMAS: dict[str, dict[str, Any]] = {
     "shell": _with_code("shell"),
     "python": _with_code("python"),
     "validate": {**_bare("validate"), "properties": {"type": {"const": "validate"}, "path": RELATIVE_PATH}},
+    "score_dev": {**_bare("score_dev"), "properties": {"type": {"const": "score_dev"}, "path": RELATIVE_PATH},
+                  "required": ["type", "path"]},
     "submit": _bare("submit"),
 }
 ACTION_SCHEMA: dict[str, Any] = {
@@ -75,8 +78,8 @@ class ActionError(ValueError):
 
 @dataclass(frozen=True)
 class Action:
-    """A parsed action. ``code`` and ``timeout`` are None for validate and submit; ``path`` is set only
-    for a validate of another file than ./submission/submission.csv."""
+    """A parsed action. ``code`` and ``timeout`` are None for validate, score_dev and submit; ``path`` is
+    set for score_dev, and for a validate of another file than ./submission/submission.csv."""
 
     type: str
     code: str | None = None

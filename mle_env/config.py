@@ -34,7 +34,7 @@ from mle_env.units import human_bytes
 
 SANDBOXES = ("auto", "docker", "local", "unisolated")
 # the names of mle_env.rewards.REWARDS (a test keeps them equal; importing it here would load pandas)
-REWARD_NAMES = ("medal", "any_medal", "above_median", "percentile")
+REWARD_NAMES = ("medal", "any_medal", "above_median", "percentile", "dev_improvement")
 
 MAX_SECONDS = 365 * 24 * 3600
 MAX_STEPS = 10**9
@@ -193,6 +193,9 @@ class EnvConfig:
         home: the cache folder (None: ``$MLE_ENV_HOME`` or ``~/.cache/mle-env``).
         artifacts_max_bytes: bytes of ``./code`` and ``./logs`` (together) kept in the episode's folder at its
             end (an int or a string like ``"50m"``; default 50 MiB; 0 keeps neither).
+        dev_split: None (default: MLE-bench's task), or the fraction in (0, 1) of the public training rows
+            held out as a dev set for ``score_dev`` (:mod:`mle_env.devset`); ``reward="dev_improvement"``
+            needs it.
 
     Raises:
         ConfigError: on construction, for the first option that is malformed or out of range.
@@ -214,6 +217,7 @@ class EnvConfig:
     leaderboard: str | os.PathLike[str] | None = None
     home: str | os.PathLike[str] | None = field(default=None)
     artifacts_max_bytes: int | str = DEFAULT_ARTIFACTS_BYTES
+    dev_split: float | None = None
 
     def __post_init__(self) -> None:
         def put(name: str, value: Any) -> None:
@@ -258,6 +262,13 @@ class EnvConfig:
         put("leaderboard", _path("leaderboard", self.leaderboard))
         put("home", _path("home", self.home))
         put("artifacts_max_bytes", parse_bytes("artifacts_max_bytes", self.artifacts_max_bytes, 0))
+        if self.dev_split is not None:
+            allowed = "dev_split must be a fraction of the training rows in (0, 1), or None for no dev split"
+            if not _is_real(self.dev_split) or not 0 < self.dev_split < 1:
+                raise ConfigError(f"{allowed}; {_given(self.dev_split)}")
+            put("dev_split", float(self.dev_split))
+        elif self.reward == "dev_improvement":
+            raise ConfigError("reward='dev_improvement' needs a dev split: pass dev_split=0.1 (or another fraction)")
 
     # -- building ----------------------------------------------------------------------------------------
     @classmethod

@@ -7,7 +7,7 @@ then copied out of the sandbox and graded on the host exactly as MLE-bench grade
 
 ## Action space
 :class:`~mle_env.spaces.ActionSpace`: dicts validated by the JSON Schema in :mod:`mle_env.actions`
-(``shell``, ``python``, ``validate``, ``submit``); a plain string stands for a shell action. A malformed
+(``shell``, ``python``, ``validate``, ``score_dev``, ``submit``); a plain string stands for a shell action. A malformed
 action costs a step and comes back as an observation with ``action == "invalid"``; ``step`` never raises
 for it.
 
@@ -17,7 +17,18 @@ exit_code, timed_out, message, time_left, steps_left); every observation carries
 
 ## Rewards
 0 on every step but the last; the last gives the reward chosen with ``reward=`` (:mod:`mle_env.rewards`):
-by default the medal tier (0 none, 1 bronze, 2 silver, 3 gold).
+by default the medal tier (0 none, 1 bronze, 2 silver, 3 gold). With a dev split, ``reward="dev_improvement"``
+is dense instead: each ``score_dev`` step gives the gain of the episode's best dev score, scaled to the
+leaderboard's spread, and the last step 0 (its ``info["grade"]`` still holds the test-graded medal).
+
+## Dev split
+``dev_split=f`` (opt-in; without it the task is MLE-bench's) carves a hidden dev set out of the public
+training data with the competition's own split recipe (:mod:`mle_env.prepare.dev`; built once beside the
+prepared data and reused). ``./data`` then holds the smaller training table, the test files unchanged and
+``dev/dev.csv`` (the dev rows without targets); ``{"type": "score_dev", "path": "x.csv"}`` answers that file's
+dev score (:mod:`mle_env.devset`), never a test score, and the dev answers stay on the host. Without a dev
+split, ``score_dev`` is an observation saying so. A competition whose prepare is not a split of labelled
+rows raises :class:`~mle_env.prepare.dev.DevSplitUnsupported` (a ConfigError) naming why.
 
 ## Starting state
 ``reset`` starts a new sandbox (the previous one is removed) whose working directory holds ``data/``
@@ -48,7 +59,8 @@ error). Stepping after the end (or before ``reset``) raises ``gymnasium.error.Re
 ## Arguments
 ``mle_env.make(id_or_alias, sandbox="auto", time_limit=None, step_limit=None, action_timeout=1800,
 gpus=None, cpus=None, memory="4g", disk="auto", network=False, reward="medal", record_dir=None,
-image=DEFAULT_IMAGE, max_output=16000, leaderboard=None, home=None, max_episode_steps=None)``. Every option
+image=DEFAULT_IMAGE, max_output=16000, leaderboard=None, home=None, max_episode_steps=None, dev_split=None)``.
+Every option
 is validated (:class:`mle_env.config.EnvConfig`) before anything starts; a bad one raises
 :class:`~mle_env.errors.ConfigError` naming it and the allowed range.
 
@@ -68,6 +80,7 @@ is validated (:class:`mle_env.config.EnvConfig`) before anything starts; a bad o
 - ``record_dir``: where episodes are kept (default ``$MLE_ENV_HOME/trajectories``; see "Kept artifacts").
 - ``artifacts_max_bytes``: bytes of ``./code`` and ``./logs`` kept per episode (default 50 MiB; 0: none).
 - ``max_output``: characters of stdout and of stderr kept per observation.
+- ``dev_split``: the fraction in (0, 1) of the training rows held out as a dev set (see "Dev split").
 
 ## Kept artifacts
 Each episode leaves a folder ``<record_dir>/<competition>-<UTC time>-<id>/`` (``info["episode_dir"]``)::
@@ -81,6 +94,30 @@ Each episode leaves a folder ``<record_dir>/<competition>-<UTC time>-<id>/`` (``
 They are copied before the sandbox is removed, also for an episode abandoned by ``reset`` or ``close``. A
 failure while copying never changes the grade or the status; the trajectory's footer lists what was kept
 (``artifacts``) and what could not be. ``mle-env show FOLDER`` prints an episode as a timeline.
+
+## Forking
+``env.unwrapped.fork(replay_python=False)`` (on the MLEEnv itself: Gymnasium's wrappers do not pass it on)
+returns a new, plain MLEEnv (unwrapped) that is a running, independent episode in the exact state of this
+one, to be stepped without ``reset``:
+
+- carried: every file the agent can write in its sandbox (the working directory's ``code/``,
+  ``submission/``, ``logs/`` and anything else there, its home, /tmp; docker: the container's whole writable
+  layer, committed to a snapshot image removed with the fork; local: a copy of the workspace folder, removed
+  with it), the budget spent (the fork's clock and step count go on from the parent's; the copy itself is
+  charged to neither), the trajectory so far (the fork's own episode folder, whose trajectory's header has
+  ``fork``: the parent's ``parent_episode`` id and trajectory, the ``step`` it forked after, then the parent's
+  step records), and the same competition, limits, reward, options and seed. The public data is bound
+  read-only again, never copied.
+- not carried: running processes. The python interpreter starts fresh (its variables are gone), which the
+  fork's first observation says in its ``message`` (``fork.fork_info["observation"]``, and again in the
+  message of its first step); ``fork(replay_python=True)`` re-runs the parent's python cells in order in it
+  (their side effects on files happen again; the time counts against the fork's budget) and the message
+  names the cells that failed. Background processes are not carried either, nor /dev/shm.
+
+``fork.fork_info`` holds that observation and the fork's ``trajectory``, ``episode_dir``, ``sandbox_info``
+and parent. Forks can be forked again; each ends, is graded and is closed on its own, and closing the parent
+leaves its forks running. Forking an episode that has ended (or never started) raises ResetNeeded; a
+sandbox that cannot be snapshotted raises SandboxUnavailable.
 
 ## Version history
 - v0: initial release.
@@ -105,6 +142,7 @@ from gymnasium.error import ResetNeeded
 from mle_env.actions import Action, ActionError, describe, parse_action
 from mle_env.competition.registry import get_spec
 from mle_env.config import DEFAULT_ARTIFACTS_BYTES, EnvConfig
+from mle_env.devset import NO_DEV_SPLIT, DevScorer
 from mle_env.errors import ConfigError, SandboxBroken, SandboxUnavailable
 from mle_env.grading.grader import Grader
 from mle_env.grading.report import GradeReport
@@ -112,7 +150,7 @@ from mle_env.grading.validation import cap_reason
 from mle_env.observation import list_files, make_observation, observation_space, task_text
 from mle_env.paths import home as default_home
 from mle_env.recording import TRAJECTORY_NAME, TrajectoryWriter, package_versions
-from mle_env.rewards import RewardFn, resolve_reward
+from mle_env.rewards import SHAPED_REWARDS, RewardFn, resolve_reward
 from mle_env.sandbox import Sandbox, SandboxLimits, choose_backend, create_sandbox
 from mle_env.sandbox.base import SUBMISSION
 from mle_env.sandbox.endpoint import (
@@ -137,6 +175,9 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
     """A competition as an episode; the module docstring is the full specification."""
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    #: set on a fork (see "Forking"): its first observation, trajectory, episode folder and parent
+    fork_info: dict[str, Any] | None = None
+    _fork_note = ""  # a fork's first step repeats in its message what the fork did not carry
 
     def __init__(
         self,
@@ -158,6 +199,7 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         leaderboard: str | Path | None = None,
         home: str | Path | None = None,
         artifacts_max_bytes: int | str = DEFAULT_ARTIFACTS_BYTES,
+        dev_split: float | None = None,
         render_mode: str | None = None,
     ) -> None:
         # every option is checked before anything else happens (no sandbox, no grader, no files)
@@ -165,6 +207,7 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
             sandbox=sandbox, time_limit=time_limit, step_limit=step_limit, action_timeout=action_timeout, gpus=gpus,
             cpus=cpus, memory=memory, disk=disk, network=network, reward=reward, record_dir=record_dir, image=image,
             max_output=max_output, leaderboard=leaderboard, home=home, artifacts_max_bytes=artifacts_max_bytes,
+            dev_split=dev_split,
         )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']} or None; "
@@ -188,7 +231,12 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         self.render_mode = render_mode
         self.observation_space = observation_space(config.max_output)
         self.action_space = ActionSpace()
-        self.files = list_files(self.grader.paths.public)
+        #: scores score_dev actions when there is a dev split; its public data is then what ./data holds
+        self.dev = (DevScorer(self.competition, self.grader, config.dev_split, config.reward in SHAPED_REWARDS)
+                    if config.dev_split is not None else None)
+        self._public = self.dev.public if self.dev is not None else self.grader.paths.public
+        self._dev_reward = 0.0
+        self.files = list_files(self._public)
         self._sandbox: Sandbox | None = None
         self._writer: TrajectoryWriter | None = None
         self._episode_dir: Path | None = None
@@ -215,7 +263,7 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         super().reset(seed=seed)
         self._seed = seed
         self._finish_resources("reset")
-        sandbox = create_sandbox(self.sandbox_kind, self.grader.paths.public, self.limits, self.image)
+        sandbox = create_sandbox(self.sandbox_kind, self._public, self.limits, self.image)
         if sandbox.serves_endpoint:
             sandbox.endpoint = ValidationEndpoint(self.grader.validate, self.grader.max_bytes)
         info = sandbox.start()  # raises PrerequisiteError / SandboxUnavailable, having cleaned up after itself
@@ -226,7 +274,7 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
                 self.competition, workdir=info.workdir, header=self.grader.header, time_limit=self.time_limit,
                 step_limit=self.step_limit, action_timeout=self.action_timeout, packages=packages,
                 disk=self.limits.disk, endpoint=sandbox.endpoint is not None,
-            )
+            ) + (self.dev.task_note() if self.dev is not None else "")
             if sandbox.endpoint is not None:  # MLE-bench's files beside ./data
                 sandbox.put_file(INSTRUCTIONS_NAME, instructions_text(self._task, info.workdir).encode())
                 sandbox.put_file(SCRIPT_NAME, validate_script(info.workdir).encode(), 0o755)
@@ -248,6 +296,8 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         self._started = time.monotonic()
         self._steps = 0
         self._done = False
+        if self.dev is not None:
+            self.dev.reset()  # the best dev score is the episode's
         obs = self._observe("reset")
         sub, metric = self.competition.submission, self.competition.metric
         return obs, {
@@ -300,7 +350,11 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
             except SandboxUnavailable as e:
                 status, terminated, truncated = "infra_error", False, True
                 fields["message"] = f"infrastructure error while copying the submission out: {e}"
-        reward = self.reward_fn(report) if report is not None else 0.0
+        if self._fork_note:
+            fields["message"] = (self._fork_note + "\n" + fields.get("message", "")).strip()
+            self._fork_note = ""
+        reward = (self.reward_fn(report) if report is not None else 0.0) + self._dev_reward
+        self._dev_reward = 0.0
         obs = self._observe(**fields)
         info = {"status": status, "step": self._steps, "elapsed": time.monotonic() - self._started,
                 "action_duration": time.monotonic() - began, "sandbox": self.sandbox_kind}
@@ -329,6 +383,20 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         self._finish_resources("closed")
         self._done = True
 
+    def fork(self, replay_python: bool = False) -> MLEEnv:
+        """A new, independent episode in this one's exact state (see "Forking" in the module docstring).
+
+        Args:
+            replay_python: re-run this episode's python cells in the fork's fresh interpreter.
+
+        Raises:
+            ResetNeeded: the episode has ended (or never started).
+            SandboxUnavailable: the sandbox could not be snapshotted or the fork's could not start.
+        """
+        from mle_env.forking import fork_episode
+
+        return fork_episode(self, replay_python)
+
     # -- for policies ---------------------------------------------------------------------------------
     def annotate(self, **data: Any) -> None:
         """Attach data (e.g. LLM token counts) to the next step's trajectory record under "policy"."""
@@ -340,6 +408,12 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
 
     def _run(self, action: Action) -> tuple[dict[str, Any], bool]:
         assert self._sandbox is not None
+        if action.type == "score_dev":
+            if self.dev is None:
+                return dict(action="score_dev", exit_code=1, message=NO_DEV_SPLIT), False
+            with tempfile.TemporaryDirectory(prefix="mle-env-dev-") as tmp:
+                fields, self._dev_reward = self.dev.score(self._copy_submission(Path(tmp), action.path), action.path)
+            return fields, False
         if action.type == "submit":
             return dict(action="submit", message="submitted; the submission is graded"), True
         if action.type == "validate":

@@ -92,6 +92,8 @@ def run_episode(
         try:
             if first:
                 first = False
+                if hasattr(policy, "bind_env"):  # a policy that forks the episode (see mle_env.agents.policy)
+                    policy.bind_env(env.unwrapped)
                 policy.reset(obs, info)
             action = policy.act(obs, info)
             notes = policy.annotations() if hasattr(policy, "annotations") else {}

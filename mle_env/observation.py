@@ -8,9 +8,10 @@ key             meaning
 ``task``        The task: description.md, the sandbox's paths, the submission format, the metric and its
                 direction, the budget and the Python packages available. The same text at every step.
 ``files``       The public data files with their sizes (folders of many files are summarised).
-``action``      What the last step did: ``reset``, ``shell``, ``python``, ``validate``, ``submit`` or
-                ``invalid`` (a malformed action).
-``stdout``      Standard output of the last shell/python action (``validate``: the verdict).
+``action``      What the last step did: ``reset``, ``shell``, ``python``, ``validate``, ``score_dev``,
+                ``submit`` or ``invalid`` (a malformed action); ``fork`` in a fork's first observation.
+``stdout``      Standard output of the last shell/python action (``validate``: the verdict; ``score_dev``:
+                the dev score).
 ``stderr``      Standard error of the last shell/python action.
 ``exit_code``   Its exit status (python: 0 ok, 1 exception). 0 after reset, submit and a valid submission;
                 1 after an invalid submission or a malformed action; -1 when the action timed out.

@@ -134,9 +134,10 @@ def test_env_options_from_the_command_line_reach_make_as_given() -> None:
     from mle_env.cli.episodes import env_options
 
     args = build_parser().parse_args(["run", "house-prices", "--artifacts-max-bytes", "200m", "--image", "mine:1",
-                                      "--disk", "20g"])
+                                      "--disk", "20g", "--dev-split", "0.2"])
     assert env_options(args) == {"sandbox": "auto", "action_timeout": 1800.0, "memory": "4g", "disk": "20g",
-                                 "reward": "medal", "artifacts_max_bytes": "200m", "image": "mine:1"}
+                                 "reward": "medal", "artifacts_max_bytes": "200m", "image": "mine:1",
+                                 "dev_split": 0.2}
 
 
 def test_prepare_split_reports_each_failure_and_goes_on(

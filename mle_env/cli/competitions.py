@@ -19,6 +19,7 @@ from mle_env.competition.registry import get_spec, registry
 from mle_env.competition.spec import SPLITS, CompetitionSpec
 from mle_env.errors import MleEnvError
 from mle_env.paths import CompetitionPaths
+from mle_env.prepare.dev import dev_support
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -91,6 +92,7 @@ def _row(spec: CompetitionSpec) -> dict[str, Any]:
         "lower_is_better": spec.metric.lower_is_better,
         "size_gb": spec.hints.raw_size_gb,
         "prepared": paths.is_prepared(),
+        "dev_split": dev_support(spec) is None,  # make(id, dev_split=...) works (mle_env.prepare.dev)
         "aliases": list(spec.aliases),
         # what a user should know before choosing a reward (crowded leaderboards, all-or-nothing medals, leaks)
         "issues": list(dict.fromkeys(
@@ -108,14 +110,15 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     table = Table(title=f"{len(rows)} competitions" + (f" ({args.split})" if args.split else ""))
     table.add_column("id", no_wrap=True)
-    for col in ("domain", "split", "metric", "raw size", "prepared", "issues"):
+    for col in ("domain", "split", "metric", "raw size", "prepared", "dev split", "issues"):
         table.add_column(col)
     for r in rows:
         arrow = "↓" if r["lower_is_better"] else "↑"
         size = "" if r["size_gb"] is None else f"{r['size_gb']:g} GB"
         prepared = "yes" if r["prepared"] else "no"
         issues = ", ".join(r["issues"])
-        table.add_row(r["id"], r["domain"], r["split"], f"{r['metric']} {arrow}", size, prepared, issues)
+        dev = "yes" if r["dev_split"] else "no"
+        table.add_row(r["id"], r["domain"], r["split"], f"{r['metric']} {arrow}", size, prepared, dev, issues)
     console().print(table)
     return 0
 
@@ -133,6 +136,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         "hints": spec.hints.__dict__,
         "known_issues": [k.__dict__ for k in spec.known_issues],
         "thresholds": _thresholds(spec),
+        "dev_split_note": dev_support(spec) or "supported: make(id, dev_split=0.1) adds score_dev",
     }
     if args.json:
         _print_json(info)
@@ -143,6 +147,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     table = Table(show_header=False, title=f"{spec.title} ({spec.id}, v{spec.version})")
     for key in ("aliases", "domain", "split", "metric", "gym_id", "prepared", "cache", "sources", "leaderboard"):
         table.add_row(key, str(info[key]))
+    table.add_row("dev split", info["dev_split_note"])
     if info["thresholds"]:
         table.add_row("medals", ", ".join(f"{k} {v}" for k, v in info["thresholds"].items()))
     for issue in spec.known_issues:

@@ -28,6 +28,9 @@ def add_env_arguments(p: argparse.ArgumentParser) -> None:
                    help="bytes of ./code and ./logs kept per episode, e.g. 200m (default 50m; 0: none)")
     p.add_argument("--image", help="docker sandbox: any image with python3 (default mle-env-agent:cpu)")
     p.add_argument("--reward", default="medal", choices=REWARD_NAMES)
+    p.add_argument("--dev-split", type=float,
+                   help="hide this share of the training rows as a dev set scored by the score_dev action "
+                        "(e.g. 0.1; needed by --reward dev_improvement)")
 
 
 def add_agent_arguments(p: argparse.ArgumentParser) -> None:
@@ -57,7 +60,7 @@ def env_options(args: argparse.Namespace) -> dict[str, Any]:
     given = dict(sandbox=args.sandbox, time_limit=args.time_limit, step_limit=args.step_limit,
                  action_timeout=args.action_timeout, memory=args.memory, disk=args.disk, cpus=args.cpus,
                  gpus=args.gpus, record_dir=args.record_dir, reward=args.reward,
-                 artifacts_max_bytes=args.artifacts_max_bytes, image=args.image)
+                 artifacts_max_bytes=args.artifacts_max_bytes, image=args.image, dev_split=args.dev_split)
     given = {k: v for k, v in given.items() if v is not None}
     EnvConfig.from_options(given)
     return given

@@ -80,11 +80,14 @@ class SourceSpec:
 
 @dataclass(frozen=True)
 class PrepareSpec:
-    """A shared helper (by name) or a script in the folder, with its parameters."""
+    """A shared helper (by name) or a script in the folder, with its parameters. ``dev``: the split_csv
+    parameters of a dev split of the public training table (:mod:`mle_env.prepare.dev`), for a script whose
+    prepare is such a split; None for the recipe's own (split_csv) or none."""
 
     helper: str | None = None
     script: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    dev: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -331,6 +334,7 @@ def load_spec(folder: Path) -> CompetitionSpec:
             helper=doc["prepare"].get("helper"),
             script=doc["prepare"].get("script"),
             params=dict(doc["prepare"].get("params", {})),
+            dev=dict(doc["prepare"]["dev"]) if "dev" in doc["prepare"] else None,
         ),
         sources=tuple(
             SourceSpec(type=s["type"], options={k: v for k, v in s.items() if k != "type"}) for s in doc["sources"]

@@ -11,7 +11,10 @@ A competition folder may hold ``synthetic.py``, a module with:
   the test set read from the prepared answers (every cell as text, in their row order), and the same
   recomputed independently from the raw files with MLE-bench's split recipe;
 - optionally ``noisy_submission(answers: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame``: a
-  plausible imperfect submission, where the generic perturbation by submission kind does not fit.
+  plausible imperfect submission, where the generic perturbation by submission kind does not fit;
+- optionally ``perfect_submission(answers: pd.DataFrame) -> pd.DataFrame``: the best possible submission,
+  where the answers' id and target columns are not one as they stand (votes to turn into probabilities,
+  unmeasured rows left empty).
 
 A plain split needs no code of its own: ``ids_from_answers, expected_test_ids = split_recipe("id", 0.1)``
 (or :func:`unsplit_recipe`). This module holds the file-format writers and split helpers those modules
@@ -114,6 +117,15 @@ def wav_bytes(seconds: float = 0.05, rate: int = 16000) -> bytes:
         w.setframerate(rate)
         w.writeframes(samples.tobytes())
     return out.getvalue()
+
+
+def mp4_bytes(tag: str = "") -> bytes:
+    """A tiny ISO base media (MP4) file: an ``ftyp`` box (brand isom) and an ``mdat`` box holding ``tag``
+    (so files differ); no video track, which is enough for copying, listing and checksumming."""
+    ftyp = b"isom" + struct.pack(">I", 512) + b"isomiso2mp41"
+    payload = tag.encode("utf-8")
+    return (struct.pack(">I", 8 + len(ftyp)) + b"ftyp" + ftyp
+            + struct.pack(">I", 8 + len(payload)) + b"mdat" + payload)
 
 
 def _extended(value: float) -> bytes:

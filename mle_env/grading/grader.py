@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import io
 import math
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import pandas as pd
 
 from mle_env.competition.registry import get_spec
 from mle_env.competition.spec import CompetitionSpec
-from mle_env.errors import GraderError
+from mle_env.errors import GraderError, PrepareError
 from mle_env.grading.leaderboard import find_leaderboard, missing_leaderboard_note, read_leaderboard
 from mle_env.grading.medals import (
     Medal,
@@ -62,7 +63,7 @@ class Grader:
         sample_path = self.paths.public / spec.submission.sample_submission
         try:
             self.answers = read_answers(answers_path, spec.submission)
-            sample = pd.read_csv(sample_path, nrows=0) if sample_path.is_file() else None
+            sample = sample_header(sample_path)
             self.targets = target_columns(spec.submission, sample)
             check_answers(self.answers, spec.submission, self.targets, spec.metric.answer_columns)
         except (OSError, ValueError) as e:
@@ -168,6 +169,22 @@ class Grader:
             median_threshold=t.median,
             leaderboard_teams=t.n_teams,
         )
+
+
+def sample_header(path: Path) -> pd.DataFrame | None:
+    """The sample submission's columns (a frame with no rows), or None when there is no such file; a sample
+    packed as 7z (statoil's ``sample_submission.csv.7z``) is read from its one member."""
+    from mle_env.prepare.archives import is_7z, read_7z_member
+
+    if not path.is_file():
+        return None
+    if is_7z(path):
+        try:
+            member = read_7z_member(path)
+        except PrepareError as e:  # a damaged archive: reported with the other unusable prepared files
+            raise ValueError(str(e)) from None
+        return pd.read_csv(io.BytesIO(member), nrows=0)
+    return pd.read_csv(path, nrows=0)
 
 
 def load_metric(spec: CompetitionSpec) -> Metric:

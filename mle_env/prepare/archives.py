@@ -54,3 +54,16 @@ def write_7z(pairs: Iterable[tuple[Path, str]], archive: Path) -> int:
             z.write(source, member)
             count += 1
     return count
+
+
+def read_7z_member(archive: Path) -> bytes:
+    """The bytes of the one file in a 7z ``archive`` (the first by name when there are several), read through
+    a temporary folder: statoil publishes its sample submission as ``sample_submission.csv.7z``."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        extract_7z(archive, Path(folder))
+        files = sorted(p for p in Path(folder).rglob("*") if p.is_file())
+        if not files:
+            raise PrepareError(f"{archive} holds no file")
+        return files[0].read_bytes()

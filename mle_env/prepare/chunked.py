@@ -123,3 +123,39 @@ def split_chunks(
             advance(len(chunk))
     buckets = {name: -(-sizes[name] // chunk_rows) for name in names}
     return ChunkedSplit(folder, columns, sizes, buckets)
+
+
+def partition_csv(
+    path: Path, outputs: list[Path], assign: Any, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, **read_kwargs: Any
+) -> list[int]:
+    """Stream the CSV at ``path`` into the CSVs ``outputs`` without holding it in memory: ``assign(chunk)``
+    gives, per row of a chunk, the index of its output (-1 drops the row). Rows keep the raw order; every
+    output gets the header, even with no row; column types are unified over the whole file first (pass 1,
+    as in :func:`split_chunks`), so the written cells equal a filter of the whole file read at once (e.g.
+    ``frame[frame[key].isin(keys)]``). Returns the number of rows written to each output."""
+    from mle_env.prepare.helpers import CsvAppender
+
+    seen: dict[str, set[str]] = {}
+    for chunk in _chunks(path, chunk_rows, None, **read_kwargs):
+        for column, dtype in chunk.dtypes.items():
+            seen.setdefault(str(column), set()).add(str(dtype))
+    header = pd.DataFrame(columns=list(seen) or list(read_csv(path, nrows=0, **read_kwargs).columns))
+    counts = [0] * len(outputs)
+    writers = [CsvAppender(out) for out in outputs]
+    try:
+        with progress(f"partitioning {path.name}", None) as advance:
+            for chunk in _chunks(path, chunk_rows, None, dtype=_unified_dtypes(seen), **read_kwargs):
+                where = np.asarray(assign(chunk))
+                for k, writer in enumerate(writers):
+                    mine = chunk[where == k]
+                    if len(mine) or writer.file is None:
+                        writer.write(mine)
+                    counts[k] += len(mine)
+                advance(len(chunk))
+        for writer in writers:
+            if writer.file is None:
+                writer.write(header)
+    finally:
+        for writer in writers:
+            writer.__exit__()
+    return counts

@@ -282,6 +282,7 @@ def split_csv(
     answers_keep: str = "all",
     exclude: str | None = None,
     chunk_rows: int | None = None,
+    dtype: dict[str, Any] | None = None,
 ) -> None:
     """One labelled CSV split into a new train and test, as most MLE-bench competitions are.
 
@@ -298,7 +299,8 @@ def split_csv(
     ``<file>.zip`` / ``<file>.7z``). ``exclude`` is a pandas query; the rows it matches are removed before
     the split. ``chunk_rows``: stream the file in chunks of that many rows (0: never), bounding memory
     whatever the file size, with the same rows and order (:mod:`mle_env.prepare.chunked`); by default a
-    file over 256 MiB is streamed in chunks of 200,000 rows.
+    file over 256 MiB is streamed in chunks of 200,000 rows. ``dtype``: column types to read a file that is
+    not streamed with (e.g. ``{"id": str}`` keeps ids like ``00012`` as written).
     """
     from mle_env.prepare import chunked
 
@@ -314,7 +316,7 @@ def split_csv(
                                      keep_order=keep_order, exclude=exclude)
         train_frames, test_frames, n_test = parts.frames("train"), parts.frames("test"), parts.sizes["test"]
     else:
-        frame = read_csv(path)
+        frame = read_csv(path, dtype=dtype)
         if exclude:
             frame = frame.drop(frame.query(exclude).index)
         train, test = split(frame, test_size, random_state)

@@ -63,7 +63,7 @@ class PrepareResult:
 
 
 @contextlib.contextmanager
-def _locked(root: Path) -> Iterator[None]:
+def locked(root: Path) -> Iterator[None]:
     root.mkdir(parents=True, exist_ok=True)
     with open(root / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -119,7 +119,7 @@ def prepare(
         return PrepareResult(spec.id, "dry-run", "would fetch from the first that works: " + " | ".join(lines),
                              raw_bytes=sources[0].size_bytes if sources else None)
 
-    with _locked(paths.root):
+    with locked(paths.root):
         if leaderboard is not None:
             say(f"installing leaderboard {leaderboard}")
             install_leaderboard(spec, Path(leaderboard), paths.leaderboard)
@@ -139,7 +139,7 @@ def prepare(
         staging = paths.root / f".staging-{uuid.uuid4().hex[:8]}"
         try:
             manifest = _build(spec, raw, staging, used, verify)
-            _install(staging, paths)
+            install(staging, paths)
         except BaseException:
             remove_tree(staging)
             raise
@@ -276,6 +276,16 @@ def _build(spec: CompetitionSpec, raw: Path, staging: Path, source: str, verify:
         "private_bytes": sum((staging / f).stat().st_size for f in files if f.startswith("private/")),
         "sha256": files,
     }
+    seal(staging, manifest)
+    return manifest
+
+
+def seal(staging: Path, manifest: dict[str, object]) -> None:
+    """Make ``staging/public`` read-only and write ``staging/manifest.json`` (``manifest`` gains ``stat``: the
+    size and modification time of every file its ``sha256`` lists)."""
+    files = manifest["sha256"]
+    assert isinstance(files, dict)
+    public = staging / "public"
     # agents get read-only data (files and folders), so no sandbox user can change or delete the shared cache;
     # root in a local sandbox is not stopped by this
     for rel in files:
@@ -290,7 +300,6 @@ def _build(spec: CompetitionSpec, raw: Path, staging: Path, source: str, verify:
     tmp = staging / ".manifest.tmp"
     tmp.write_text(json.dumps(manifest, indent=1))
     os.replace(tmp, staging / "manifest.json")
-    return manifest
 
 
 def _check_outputs(spec: CompetitionSpec, public: Path, private: Path) -> None:
@@ -303,7 +312,7 @@ def _check_outputs(spec: CompetitionSpec, public: Path, private: Path) -> None:
         raise PrepareError(f"prepare of {spec.id} put the answers file into public/")
 
 
-def _install(staging: Path, paths: CompetitionPaths) -> None:
+def install(staging: Path, paths: CompetitionPaths) -> None:
     trash = None
     if paths.prepared.exists():
         trash = paths.root / f".trash-{uuid.uuid4().hex[:8]}"

@@ -177,6 +177,19 @@ class Sandbox(abc.ABC):
         how much was left out). An empty archive when there is no such folder; never raises for what the
         agent put there (SandboxUnavailable only when the sandbox itself is gone)."""
 
+    def fork(self) -> Sandbox:
+        """A new sandbox, not yet started, of the same backend, image and limits, whose ``start()`` begins
+        from a snapshot taken now of everything the agent can write here (the working directory, /tmp, its
+        home; not /dev/shm). Running processes, the python interpreter among them, are not carried: the new
+        sandbox starts its own worker. Closing either sandbox leaves the other as it is; closing the new one
+        removes its snapshot (a docker image, a copied folder).
+
+        Raises:
+            SandboxUnavailable: this sandbox is not running, or the snapshot could not be taken.
+            NotImplementedError: this backend cannot be forked.
+        """
+        raise NotImplementedError(f"the {self.kind} sandbox cannot be forked")
+
     def put_file(self, path: str, data: bytes, mode: int = 0o644) -> None:
         """Create the file ``path`` (relative to the working directory, not yet existing) owned by the
         sandbox's supervisor, so the agent can read (or, for mode 0o755, run) it but not change it.

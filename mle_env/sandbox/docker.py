@@ -12,6 +12,14 @@ The public data is bind-mounted read-only at /home/data;
 private answers, graders and leaderboards are never mounted. The submission is copied out through the
 engine (``get_archive``), size-capped, and only as a regular file. Containers carry labels naming the
 process that owns them, so ``mle-env gc`` can remove those a killed process left behind.
+
+``fork()`` commits the container's writable layer (``docker commit``, which pauses the container for the
+copy) to an untagged snapshot image labelled ``mle-env.snapshot``, and the fork's container starts from it
+with the same options (the public data again a read-only bind: it is no part of the layer). The snapshot is
+removed with the fork's container; while forks of the fork still use it as their base, the engine keeps it
+and deletes it with the last of them. Committing measured as fast as copying a workspace volume through a
+helper container (about 0.9 s each for 100 MB), and it carries every writable folder (/tmp, /var/tmp), not
+only the workspace.
 """
 
 from __future__ import annotations
@@ -44,6 +52,7 @@ from mle_env.sandbox.images import DEFAULT_IMAGE, docker_client
 LABEL = "mle-env"
 OWNER_PID = "mle-env.owner-pid"
 OWNER_HOST = "mle-env.owner-host"
+SNAPSHOT_LABEL = "mle-env.snapshot"
 WORKDIR = "/home"
 WORKER_IN_CONTAINER = "/opt/mle-env/worker.py"
 AGENT_UID = 1000
@@ -72,6 +81,7 @@ class DockerSandbox(Sandbox):
         self.container: Any = None
         self.image_id: str | None = None
         self.worker: WorkerClient | None = None
+        self.snapshot: str | None = None  # the image a fork starts from (removed on close)
 
     # -- lifecycle ------------------------------------------------------------------------------------
     def _start(self) -> SandboxInfo:
@@ -86,8 +96,9 @@ class DockerSandbox(Sandbox):
                 "`mle-env image build` (or `mle-env image build --offline` without a registry)"
             ) from None
         try:
-            self.container = self.client.containers.create(self.image, **self._create_options())
-            self.container.put_archive("/", _bootstrap_tar())
+            self.container = self.client.containers.create(self.snapshot or self.image, **self._create_options())
+            if self.snapshot is None:  # a snapshot holds the worker and the folders already, as the agent left them
+                self.container.put_archive("/", _bootstrap_tar())
             self.container.start()
         except docker.errors.APIError as e:
             raise _start_error(e, self.limits) from e
@@ -99,8 +110,22 @@ class DockerSandbox(Sandbox):
             kind=self.kind, workdir=WORKDIR, image=self.image,
             cpus=self.limits.cpus or float(engine.get("NCPU", 0)) or None,
             memory_bytes=self.limits.memory or engine.get("MemTotal"),
-            gpus=_gpu_names(self.limits.gpus), extra={"container": self.container.short_id, "image_id": image.short_id},
+            gpus=_gpu_names(self.limits.gpus), extra={"container": self.container.short_id, "image_id": image.short_id,
+                                                      **({"snapshot": self.snapshot[7:19]} if self.snapshot else {})},
         )
+
+    def fork(self) -> DockerSandbox:
+        import docker
+
+        if self.container is None:
+            raise SandboxUnavailable("the docker sandbox is not started")
+        try:
+            snapshot = self.container.commit(changes=[f"LABEL {SNAPSHOT_LABEL}=1"])
+        except docker.errors.APIError as e:
+            raise SandboxUnavailable(f"cannot snapshot the container: {e} ({self._container_state()})") from e
+        child = DockerSandbox(self.public_dir, self.limits, self.image, self.labels)
+        child.snapshot = snapshot.id
+        return child
 
     def _create_options(self) -> dict[str, Any]:
         import docker
@@ -282,9 +307,35 @@ class DockerSandbox(Sandbox):
                     warnings.warn(f"could not remove container {self.container.short_id}: {e}; run `mle-env gc`",
                                   stacklevel=2)
             self.container = None
+        if self.snapshot is not None:  # a fork never started has no client of its own yet
+            try:
+                self.client = self.client or docker_client()
+                _remove_snapshot(self.client, self.snapshot)
+            except PrerequisiteError as e:
+                import warnings
+
+                warnings.warn(f"could not remove snapshot image {self.snapshot[7:19]}: {e}; run `mle-env gc`",
+                              stacklevel=2)
+            self.snapshot = None
         if self.client is not None:
             self.client.close()
             self.client = None
+
+
+def _remove_snapshot(client: Any, image_id: str) -> None:
+    """Remove a fork's snapshot image; one that forks of the fork still stand on is left to the engine, which
+    deletes it (untagged, unused) together with the last of them."""
+    import docker
+
+    try:
+        client.images.remove(image_id)
+    except docker.errors.NotFound:
+        pass
+    except docker.errors.APIError as e:
+        if e.status_code != 409:  # 409: a conflict with a child image or a container still using it
+            import warnings
+
+            warnings.warn(f"could not remove snapshot image {image_id[7:19]}: {e}; run `mle-env gc`", stacklevel=3)
 
 
 class _ChunkReader(io.RawIOBase):
@@ -350,8 +401,8 @@ def _gpu_names(gpus: str | int | list[str] | None) -> list[str]:
 
 def remove_stale_containers(everything: bool = False) -> list[str]:
     """Remove mle-env containers whose owning process on this host is gone (every mle-env container, of any
-    host, with ``everything``); returns the short ids removed. Containers started from other hosts are left
-    alone: their owners cannot be checked from here."""
+    host, with ``everything``), and the snapshot images of their forks likewise; returns the short ids removed.
+    Containers started from other hosts are left alone: their owners cannot be checked from here."""
     client = docker_client()
     removed = []
     host = socket.gethostname()
@@ -362,6 +413,12 @@ def remove_stale_containers(everything: bool = False) -> list[str]:
             if everything or (mine and not pid_alive(int(labels.get(OWNER_PID, "0") or 0))):
                 container.remove(force=True)
                 removed.append(container.short_id)
+        for image in client.images.list(all=True, filters={"label": SNAPSHOT_LABEL}):  # forks' snapshots
+            labels = image.labels or {}
+            mine = labels.get(OWNER_HOST) == host
+            if everything or (mine and not pid_alive(int(labels.get(OWNER_PID, "0") or 0))):
+                _remove_snapshot(client, image.id)
+                removed.append(image.short_id)
     finally:
         client.close()
     return removed

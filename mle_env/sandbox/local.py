@@ -19,6 +19,11 @@ cgroup limits; elsewhere the memory limit is an address-space rlimit, pids an ``
 the capped thread pools (``SandboxInfo.extra["limits"]`` says which). Disk: the worker's watchdog plus a
 per-file ``RLIMIT_FSIZE`` (see worker.py). ``gpus`` passes ``/dev/nvidia*`` through and sets
 ``CUDA_VISIBLE_DEVICES``.
+
+``fork()`` copies the workspace's ``home`` and ``tmp`` folders into a new sandbox's folder with
+:func:`~mle_env.sandbox.files.copy_workspace` (owners kept, so the agent's files stay nobody's on a root host
+and the supervisor's read-only files stay root's; ``copy_file_range`` shares extents where the filesystem
+can; the walk never follows a link the agent may swap in meanwhile); the fork then starts over the copy.
 """
 
 from __future__ import annotations
@@ -50,7 +55,7 @@ from mle_env.sandbox.base import (
 )
 from mle_env.sandbox.channel import PipeTransport, StderrTail, WorkerClient
 from mle_env.sandbox.endpoint import VALIDATION_PORT
-from mle_env.sandbox.files import TreeArchive, archive_workspace_tree, read_workspace_file
+from mle_env.sandbox.files import TreeArchive, archive_workspace_tree, copy_workspace, read_workspace_file
 
 WORKDIR = "/home"
 WORKER_INSIDE = "/opt/mle-env/worker.py"
@@ -83,18 +88,42 @@ class LocalSandbox(Sandbox):
         self.client: WorkerClient | None = None
         self.cgroups: list[Path] = []
         self.enforced: dict[str, str] = {}
+        self.forked = False  # base already holds a copy of another sandbox's home and tmp (see fork)
+        self.fork_skipped: list[str] = []  # what that copy left out
 
     # -- lifecycle ------------------------------------------------------------------------------------
+    def _new_base(self) -> Path:
+        base = Path(tempfile.mkdtemp(prefix="mle-env-", dir=self.root))
+        os.chmod(base, 0o711)  # nobody may pass through to the workspace, not list it
+        (base / OWNER_FILE).write_text(f"{os.getpid()} {socket.gethostname()}\n")
+        return base
+
+    def fork(self) -> LocalSandbox:
+        if self.base is None or not self._init_alive():
+            raise SandboxUnavailable("the local sandbox is not running")
+        child = LocalSandbox(self.public_dir, self.limits, self.root)
+        child.base, child.forked = self._new_base(), True
+        try:
+            for part in ("home", "tmp"):
+                child.fork_skipped += [f"{part}/{p}" for p in copy_workspace(self.base / part, child.base / part)]
+        except BaseException as e:
+            child.close()
+            if isinstance(e, OSError):
+                raise SandboxUnavailable(f"cannot copy the local sandbox's workspace: {e}") from e
+            raise
+        return child
+
     def _start(self) -> SandboxInfo:
         bwrap = require_bubblewrap()
         as_root = os.geteuid() == 0
         owner = NOBODY if as_root else os.geteuid()
-        self.base = Path(tempfile.mkdtemp(prefix="mle-env-", dir=self.root))
-        os.chmod(self.base, 0o711)  # nobody may pass through to the workspace, not list it
-        (self.base / OWNER_FILE).write_text(f"{os.getpid()} {socket.gethostname()}\n")
+        if self.base is None:
+            self.base = self._new_base()
         home, tmp = self.base / "home", self.base / "tmp"
-        for folder in (home, tmp, *(home / name for name in ("submission", "code", "logs", "agent", "data"))):
-            folder.mkdir()
+        made = (home / "data",) if self.forked else (
+            home, tmp, *(home / name for name in ("submission", "code", "logs", "agent", "data")))
+        for folder in made:  # a fork keeps the folders as the agent left them; data is the public data's mount point
+            folder.mkdir(exist_ok=self.forked)
             if as_root:
                 os.chown(folder, owner, owner)
         etc = self.base / "etc"
@@ -125,7 +154,8 @@ class LocalSandbox(Sandbox):
             kind=self.kind, workdir=WORKDIR, cpus=self.limits.cpus or float(os.cpu_count() or 1),
             memory_bytes=self.limits.memory or host_memory(), gpus=_gpu_ids(self.limits.gpus),
             python=sys.version.split()[0],
-            extra={"isolation": "bubblewrap", "limits": dict(self.enforced), "base": str(self.base)},
+            extra={"isolation": "bubblewrap", "limits": dict(self.enforced), "base": str(self.base),
+                   **({"fork_skipped": self.fork_skipped[:20]} if self.fork_skipped else {})},
         )
 
     def _binds(self, home: Path, tmp: Path, etc: Path) -> list[tuple[str, str, str]]:

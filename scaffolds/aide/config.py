@@ -32,6 +32,12 @@ class AideConfig:
     cv_folds: int = 5
     """Offline proposer: folds of the cross-validation its programs score themselves with (1: one 20 %
     hold-out). More folds cost time but make the choice of the best node less noisy."""
+    fork: bool = False
+    """Branch each improve and debug child from its parent node's episode state: the child runs in a fork
+    (``MLEEnv.fork``) of the episode as it was right after the parent ran, so it finds the parent's files and
+    none of its siblings', instead of in the one shared sandbox. The best node's submission is brought into
+    the episode itself by re-running that node there at the end, when it ran in a branch (needs
+    ``run_episode`` or ``policy.bind_env(env)``)."""
     journal: str | None = None
     """The journal file (JSONL, one line per node). An existing journal of the same competition is resumed.
     Default: next to the episode's trajectory, with the suffix .aide.jsonl."""

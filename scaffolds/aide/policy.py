@@ -8,6 +8,12 @@ printed, check its submission with ``validate``, and, when it is valid and bette
 ./submission at all times and a run stopped anywhere still has an answer. Every node is appended to the
 journal as it finishes; a run started with an existing journal resumes: it reruns the best node to
 restore its submission, then goes on.
+
+With ``fork=True`` (see AideConfig.fork) the tree's branches are episodes: right after a node runs, the
+policy keeps a fork of the episode as that node left it (for nodes that can still get children), and each
+improve or debug child runs in a fork of its parent's state, stepped by the policy itself (each fork has
+its own trajectory naming its parent). Drafts, promotion and the final submission stay in the episode;
+a better child found in a branch is re-run there once, at the end.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from gymnasium.error import ResetNeeded
+
 from mle_env.agents.baseline import INSPECT
 from mle_env.agents.scripted import (
     Script,
@@ -31,6 +39,7 @@ from mle_env.agents.scripted import (
     profile_action,
     validation_score,
 )
+from mle_env.errors import MleEnvError
 from mle_env.scaffolds.aide.config import AideConfig
 from mle_env.scaffolds.aide.journal import Journal, Node
 from mle_env.scaffolds.aide.proposer import Proposer, SearchContext
@@ -74,6 +83,11 @@ def better(node: Node, best: Node | None, lower_is_better: bool) -> bool:
     return sign * (node.score - best.score) > 0
 
 
+def _step(branch: Any, action: dict[str, Any]) -> dict[str, Any]:
+    """Step a branch (a fork of the episode) and return its observation."""
+    return branch.step(action)[0]
+
+
 def make_proposer(config: AideConfig) -> Proposer:
     if config.proposer == "offline":
         from mle_env.scaffolds.aide.offline import OfflineProposer
@@ -96,6 +110,19 @@ class AidePolicy(ScriptedPolicy):
         self._proposer = custom_proposer
         self.journal: Journal | None = None
         self._status: dict[str, Any] = {}
+        self._env: Any = None  # the MLEEnv, for fork=True (bind_env)
+        self._states: dict[int, Any] = {}  # node id -> a fork of the episode as that node left it
+        self._in_episode: int | None = None  # the node whose submission is in the episode's ./submission
+
+    def bind_env(self, env: Any) -> None:
+        """The env whose episodes this policy plays (called by run_episode; needed by ``fork=True``)."""
+        self._env = env
+
+    def close(self) -> None:
+        """Close the forks kept as node states."""
+        for state in self._states.values():
+            state.close()
+        self._states = {}
 
     def status(self) -> dict[str, Any]:
         """What the search is doing, for a live display (read from another thread; replaced, never mutated):
@@ -127,6 +154,13 @@ class AidePolicy(ScriptedPolicy):
         header = {"competition_id": info["competition_id"], "metric": info["metric"], "config": config.__dict__,
                   "started_at": time.time()}
         self.journal = journal = Journal.open(self._journal_path(info), header)
+        self.close()
+        self._in_episode = None
+        if config.fork and self._env is None:
+            from mle_env.agents import AgentError
+
+            raise AgentError("aide's fork=True forks the episode: run it with mle_env.run_episode, or call "
+                             "policy.bind_env(env) before the episode starts")
         rng = random.Random(config.seed + len(journal.nodes))
         self._set_status("looking at the data")
         obs = yield {"type": "shell", "code": INSPECT, "timeout": 60}
@@ -147,6 +181,7 @@ class AidePolicy(ScriptedPolicy):
             obs = yield run_action(best, self._timeout(obs))
             if int(obs["exit_code"]) == 0:
                 obs = yield promote_action(best)
+                self._in_episode = best.id
         unrecorded_llm: list[dict[str, Any]] = []  # completions not yet attached to a trajectory step
         while len(journal.nodes) < config.max_nodes and self._room_for_a_node(obs):
             operator, parent = next_move(journal, config, rng, lower)
@@ -164,24 +199,73 @@ class AidePolicy(ScriptedPolicy):
             self.annotate(aide={"node": node.id, "operator": operator, "parent": node.parent, "plan": node.plan[:500]},
                           **({"llm": unrecorded_llm} if unrecorded_llm else {}))
             unrecorded_llm = []
+            branch = self._branch(parent) if config.fork and parent is not None else None
+            if branch is not None:  # this node's steps are the branch's, and so are their annotations
+                branch.annotate(**self.annotations())
             started = time.monotonic()
-            self._set_status("running", node, journal.best(lower))
-            obs = yield run_action(node, self._timeout(obs))
+            self._set_status("running" if branch is None else f"running in a fork of node {parent.id}", node,
+                             journal.best(lower))
+            action = run_action(node, self._timeout(obs))
+            obs = (yield action) if branch is None else _step(branch, action)
             self._record_run(node, obs, time.monotonic() - started)
             if not node.buggy:
                 self._set_status(f"validating (CV {node.score:.5g})" if node.score is not None else "validating",
                                  node, journal.best(lower))
-                obs = yield {"type": "validate", "path": node.submission_path}
+                action = {"type": "validate", "path": node.submission_path}
+                obs = (yield action) if branch is None else _step(branch, action)
                 node.validation = obs["stdout"]
                 if node.validation != "valid":
                     node.buggy, node.bug_reason = True, f"the validator rejected the submission: {node.validation}"
             if better(node, journal.best(lower), lower):
-                obs = yield promote_action(node)
-                node.promoted = int(obs["exit_code"]) == 0
+                if branch is None:
+                    obs = yield promote_action(node)
+                    node.promoted = int(obs["exit_code"]) == 0
+                    self._in_episode = node.id if node.promoted else self._in_episode
+                else:  # the incumbent now; its submission reaches the episode at the end
+                    node.promoted = True
             journal.append(node)
+            if config.fork:
+                self._keep_state(node, branch)
             self._set_status("buggy" if node.buggy else "done", node, journal.best(lower))
+        best = journal.best(lower)
+        self.close()
+        if config.fork and best is not None and best.promoted and best.id != self._in_episode:
+            self._set_status("re-running the best node in the episode", best, best)
+            obs = yield run_action(best, self._timeout(obs))
+            if int(obs["exit_code"]) == 0:
+                obs = yield promote_action(best)
         self._set_status("final validation", None, journal.best(lower))
         obs = yield {"type": "validate"}
+
+    def _branch(self, parent: Node) -> Any:
+        """A fork of the episode as ``parent`` left it (None when there is no such state, or it cannot be
+        forked: the child then runs in the episode itself). A buggy parent is debugged once, so its state
+        goes."""
+        state = self._states.get(parent.id)
+        if state is None:
+            return None
+        try:
+            return state.fork()
+        except (ResetNeeded, MleEnvError, NotImplementedError):
+            return None
+        finally:
+            if parent.buggy:
+                self._states.pop(parent.id).close()
+
+    def _keep_state(self, node: Node, branch: Any) -> None:
+        """Keep the episode as ``node`` left it when the node can still get children (a good node, or a
+        buggy one left to debug); a branch is itself that state (one whose episode has ended cannot be forked:
+        its children run in the episode)."""
+        useful = not node.buggy or node.debug_depth < self.config.max_debug_depth
+        if branch is not None and not useful:
+            branch.close()
+        elif branch is not None:
+            self._states[node.id] = branch
+        elif useful:
+            try:
+                self._states[node.id] = self._env.fork()
+            except (ResetNeeded, MleEnvError, NotImplementedError):
+                pass
 
     def _record_run(self, node: Node, obs: dict[str, Any], seconds: float) -> None:
         limit = self.config.output_chars

@@ -23,7 +23,7 @@ def test_valid_actions(action: object, expected: Action) -> None:
 @pytest.mark.parametrize(
     ("action", "phrase"),
     [
-        ({"type": "run", "code": "ls"}, "'type' must be one of shell, python, validate, submit"),
+        ({"type": "run", "code": "ls"}, "'type' must be one of shell, python, validate, score_dev, submit"),
         ({"type": ["shell"], "code": "ls"}, "'type' must be one of"),
         ({"type": "validate", "path": "/etc/passwd"}, "relative to the working directory"),
         ({"type": "validate", "path": "code/../../x"}, "without '..'"),
@@ -62,7 +62,7 @@ def test_action_space_contains_and_samples_valid_actions() -> None:
 
 def test_schema_is_published() -> None:
     assert {s["properties"]["type"]["const"] for s in ACTION_SCHEMA["oneOf"]} == {"shell", "python", "validate",
-                                                                                  "submit"}
+                                                                                  "score_dev", "submit"}
 
 
 class Unprintable:

@@ -24,9 +24,16 @@ def containers() -> list:
     return docker_client().containers.list(all=True, filters={"label": LABEL})
 
 
-def host_processes(pattern: str) -> int:
-    out = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
-    return sum(1 for line in out.splitlines() if pattern in line and "ps -eo" not in line)
+def host_processes(pattern: str, settle_s: float = 10.0) -> int:
+    """Processes whose command line contains ``pattern``, once the count is 0 or ``settle_s`` has passed (the
+    engine reaps a removed container's processes asynchronously, which takes a moment under load)."""
+    deadline = time.monotonic() + settle_s
+    while True:
+        out = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
+        count = sum(1 for line in out.splitlines() if pattern in line and "ps -eo" not in line)
+        if count == 0 or time.monotonic() > deadline:
+            return count
+        time.sleep(0.5)
 
 
 @pytest.fixture

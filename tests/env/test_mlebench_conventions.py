@@ -126,7 +126,8 @@ def test_endpoint_refuses_a_file_over_the_limit_and_the_episode_goes_on(open_env
 
 def test_endpoint_comes_back_after_the_agent_stops_it(open_env: Any, backend: str) -> None:
     env = open_env()
-    find = "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q 'worker[.]py relay' && echo ${p#/proc/}; done"
+    find = ("for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q 'worker[.]py relay'"
+            " && echo ${p#/proc/}; done")
     pids = shell(env, find)["stdout"].split()
     assert pids, "the relay is not visible"
     obs = shell(env, f"kill -9 {' '.join(pids)} 2>&1; echo rc=$?")

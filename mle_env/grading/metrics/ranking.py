@@ -6,6 +6,7 @@ import numpy as np
 
 from mle_env.grading.metrics.registry import InvalidPrediction, register_metric, text
 
+_PYTHON_MAX = 24  # items per row up to which pairs are counted in Python
 _BLOCK = 1024  # rows of the pairwise comparison done at once when counting inversions
 
 
@@ -39,8 +40,12 @@ def map_at_k(
     return total / len(np.ravel(y_true))
 
 
-def _inversions(ranks: np.ndarray) -> int:
-    """Pairs i < j with ranks[i] > ranks[j]."""
+def _inversions(ranks: list[int]) -> int:
+    """Pairs i < j with ranks[i] > ranks[j] (plain Python for short rows, where numpy's call overhead
+    dominates; numpy in blocks for long ones)."""
+    if len(ranks) <= _PYTHON_MAX:
+        return sum(a > b for i, a in enumerate(ranks) for b in ranks[i + 1:])
+    ranks = np.asarray(ranks, dtype=np.int64)
     n, total = len(ranks), 0
     for start in range(0, n, _BLOCK):
         block = ranks[start:start + _BLOCK]
@@ -66,7 +71,7 @@ def kendall_tau_pooled(y_true: np.ndarray, y_pred: np.ndarray) -> float:
                 f"row {row}: the predicted order must list each of the {len(actual)} items exactly once"
             )
         position = {item: i for i, item in enumerate(actual)}
-        inversions += _inversions(np.array([position[item] for item in predicted], dtype=np.int64))
+        inversions += _inversions([position[item] for item in predicted])
         pairs += len(actual) * (len(actual) - 1)
     if pairs == 0:
         raise ValueError("kendall_tau_pooled: no row has two items to order")

@@ -82,18 +82,22 @@ def masked_mcrmse(
 
 @register_metric("grouped_log_mae", lower_is_better=True, needs_answers=True)
 def grouped_log_mae(
-    y_true: np.ndarray, y_pred: np.ndarray, *, answers: pd.DataFrame, group_column: str = "type"
+    y_true: np.ndarray, y_pred: np.ndarray, *, answers: pd.DataFrame, group_column: str = "type",
+    mae_floor: float = 0.0,
 ) -> float:
-    """Mean over the groups of ``answers[group_column]`` of ln(MAE within the group) (champs).
+    """Mean over the groups of ``answers[group_column]`` of ln(max(MAE within the group, ``mae_floor``)) (champs).
 
-    No floor: a group predicted exactly gives -inf, as MLE-bench's ``np.log`` does.
+    With the default floor 0 a group predicted exactly gives -inf, as MLE-bench's ``np.log`` does (the grader
+    rejects non-finite scores). Kaggle floors at 1e-9; the smallest positive float, 5e-324, changes only the
+    exact case (to ln(5e-324) = -744.44), so every finite MLE-bench score is kept.
     """
     frame = pd.DataFrame({
         "group": answer_column(answers, group_column, "grouped_log_mae"),
         "error": np.abs(as_float(y_true) - as_float(y_pred)),
     })
     with np.errstate(divide="ignore"):
-        return float(np.mean(np.log(frame.groupby("group", sort=True)["error"].mean().to_numpy())))
+        maes = frame.groupby("group", sort=True)["error"].mean().to_numpy()
+        return float(np.mean(np.log(np.maximum(maes, mae_floor))))
 
 
 @register_metric("laplace_log_likelihood", lower_is_better=False, needs_answers=True)

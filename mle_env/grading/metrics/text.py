@@ -34,11 +34,25 @@ def levenshtein_distance(a: str | Sequence[Hashable], b: str | Sequence[Hashable
     return int(Levenshtein.distance(a, b, weights=_UNIT_WEIGHTS))
 
 
+#: the cells pandas.read_csv reads as missing by default
+PANDAS_NA_TEXTS = frozenset({"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+                             "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"})
+
+
 @register_metric("levenshtein", lower_is_better=True)
-def mean_levenshtein(y_true: np.ndarray, y_pred: np.ndarray) -> float:
-    """Mean character-level Levenshtein distance between answer and prediction strings (NaN reads as "")."""
+def mean_levenshtein(y_true: np.ndarray, y_pred: np.ndarray, *, missing_as: str | None = None) -> float:
+    """Mean character-level Levenshtein distance between answer and prediction strings (NaN reads as "").
+
+    ``missing_as``: when set, a cell that pandas reads as missing by default (:data:`PANDAS_NA_TEXTS`: empty,
+    "NA", "nan", "None", "null", ...) is scored as this text; MLE-bench's bms grader reads submissions with
+    pandas and casts them to text, so there such a cell is "nan". None (default): cells are scored as written.
+    """
+    def cell(value: object) -> str:
+        value = text(value)
+        return missing_as if missing_as is not None and value in PANDAS_NA_TEXTS else value
+
     pairs = zip(np.ravel(y_true), np.ravel(y_pred), strict=True)
-    return float(np.mean([levenshtein_distance(text(t), text(p)) for t, p in pairs]))
+    return float(np.mean([levenshtein_distance(cell(t), cell(p)) for t, p in pairs]))
 
 
 def _integers(cell: object, row: int) -> list[int]:
