@@ -980,7 +980,7 @@ def relay(port: int, max_bytes: int) -> None:
         sys.exit(f"the validation endpoint cannot listen on port {port}: {e}")
     chunks.write(b'{"listening": true}\n')
     chunks.flush()
-    server.serve_forever()
+    server.serve_forever(poll_interval=3600)  # nothing asks it to stop: it ends with the sandbox
 
 
 def main(argv) -> None:
