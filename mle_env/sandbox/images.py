@@ -104,8 +104,25 @@ def build_image(gpu: bool = False, tag: str | None = None, log: Callable[[str], 
         if "stream" in chunk and chunk["stream"].strip():
             log(chunk["stream"].rstrip())
         if "error" in chunk:
-            raise PrerequisiteError(f"building {tag} failed: {chunk['error'].strip()}")
+            raise PrerequisiteError(build_failure(tag, dockerfile, chunk["error"].strip()))
     return tag
+
+
+_UNREACHABLE = ("no such host", "dial tcp", "i/o timeout", "connection refused", "tls handshake timeout",
+                "temporary failure in name resolution", "network is unreachable")
+
+
+def build_failure(tag: str, dockerfile: str, error: str) -> str:
+    """The one-line message for a failed build; when the image registry (or PyPI) cannot be reached, it
+    says what the recipe needs and the ways around it."""
+    if not any(marker in error.lower() for marker in _UNREACHABLE):
+        return f"building {tag} failed: {error}"
+    gpu = dockerfile == "Dockerfile.cuda"
+    needs = ("the nvidia/cuda base image from Docker Hub, Ubuntu's packages, PyPI and download.pytorch.org" if gpu
+             else "the python base image from Docker Hub, Debian's packages and PyPI")
+    offline = "" if gpu else "; or run `mle-env image build --offline`, which needs only Debian's package mirror"
+    return (f"building {tag} needs {needs}, and the build could not reach them ({error[:160]}): build it on a "
+            f"machine that can, `docker save -o image.tar {tag}` there and `docker load -i image.tar` here{offline}")
 
 
 def build_offline_image(

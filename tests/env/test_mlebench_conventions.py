@@ -256,3 +256,26 @@ def test_an_mlebench_style_agent_script_medals_on_insults_in_docker(insults_home
         assert info["grade"]["any_medal"] and reward >= 1, info["grade"]
     finally:
         env.close()
+
+
+# --- image builds that cannot reach a registry say what they need -----------------------------------------
+def test_a_build_without_a_registry_says_what_it_needs_in_one_line() -> None:
+    from mle_env.sandbox.images import build_failure
+
+    error = ('Get "https://registry-1.docker.io/v2/": dial tcp: lookup registry-1.docker.io on 10.0.0.1:53: '
+             "no such host")
+    gpu = build_failure("mle-env-agent:cuda", "Dockerfile.cuda", error)
+    assert "nvidia/cuda base image from Docker Hub" in gpu and "docker load -i image.tar" in gpu
+    assert "--offline" not in gpu and "\n" not in gpu
+    cpu = build_failure("mle-env-agent:cpu", "Dockerfile.cpu", error)
+    assert "mle-env image build --offline" in cpu
+    other = build_failure("x:1", "Dockerfile.cpu", "The command '/bin/sh -c false' returned a non-zero code: 1")
+    assert other == "building x:1 failed: The command '/bin/sh -c false' returned a non-zero code: 1"
+
+
+def test_image_build_if_needed_skips_a_current_image(capsys: pytest.CaptureFixture[str], docker_engine: None) -> None:
+    from mle_env.cli import main
+    from mle_env.sandbox.images import DEFAULT_IMAGE, RECIPE_VERSION
+
+    assert main(["image", "build", "--offline", "--if-needed"]) == 0
+    assert f"{DEFAULT_IMAGE} exists and is current (recipe {RECIPE_VERSION})" in capsys.readouterr().out
