@@ -39,6 +39,11 @@ episode's kept artifacts (``episode_dir``, see "Kept artifacts"), and describes 
 ``metric`` (``name``, ``lower_is_better``), ``submission`` (``header``, ``id_column``, ``targets``, ``kind``,
 ``sample``), ``domain``, ``competition_id`` and ``competition_version``.
 
+The docker and local sandboxes follow MLE-bench's container conventions: the working directory is ``/home``,
+``/home/instructions.txt`` holds the task text and ``/home/validate_submission.sh FILE`` (or ``POST
+http://localhost:5000/validate``) answers whether a file is valid, never its score, as the ``validate``
+action does (:mod:`mle_env.sandbox.endpoint`; the endpoint answers while an action runs).
+
 ## Episode end
 ``info["status"]`` says where the episode stands: ``running`` until it ends, then one of
 
