@@ -695,7 +695,7 @@ class Worker:
         outlives it for a moment)."""
         if self.relay is None or self.relay.poll() is not None:
             return False
-        return not self.config.prefix or len(_family(self.relay)) > 1
+        return not self.config.prefix or any(_running(pid) for pid in _family(self.relay)[1:])
 
     def _forward_relay(self, proc: subprocess.Popen, listening: threading.Event) -> None:
         """Pass the endpoint's chunks and ends on to the host, checked: nothing else gets through."""
@@ -800,6 +800,16 @@ class Worker:
             response["duration"] = time.monotonic() - started
             self._send(response)
         self.shutdown()
+
+
+def _running(pid: int) -> bool:
+    """Whether a process exists and has not exited (a zombie waits for its parent to reap it)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rpartition(")")[2].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
 
 
 def _family(proc: subprocess.Popen) -> list:
