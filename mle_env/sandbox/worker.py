@@ -655,9 +655,7 @@ class Worker:
 
     def shutdown(self) -> None:
         self._stop_repl()
-        if self.relay is not None:  # its forwarding thread ends at the end of its output
-            _kill_group(self.relay)
-            self.relay.stdin.close()
+        self._stop_relay()
         for pgid in list(self.groups):
             try:
                 os.killpg(pgid, signal.SIGKILL)
@@ -672,8 +670,7 @@ class Worker:
         settings = self.config.validation
         if not settings or self._relay_alive():
             return
-        if self.relay is not None:
-            _kill_group(self.relay)
+        self._stop_relay()
         args = [self.config.python, "-u", self.config.script, "relay", str(int(settings["port"])),
                 str(int(settings["max_bytes"]))]
         pipes = dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -689,6 +686,14 @@ class Worker:
         listening = threading.Event()
         threading.Thread(target=self._forward_relay, args=(proc, listening), daemon=True).start()
         listening.wait(10.0)  # so that the first action finds it; a relay that cannot start ends sooner
+
+    def _stop_relay(self) -> None:
+        """Kill the relay and close our end of its input (its forwarding thread ends with its output)."""
+        if self.relay is None:
+            return
+        _kill_group(self.relay)
+        self.relay.stdin.close()
+        self.relay = None
 
     def _relay_alive(self) -> bool:
         """Whether the relay runs; behind nsenter, whether the process inside still does (nsenter itself
