@@ -83,7 +83,7 @@ class ValidationEndpoint:
             return None
         path, _, problem = self._pending.pop(vid, (None, 0, "nothing was received"))
         try:
-            verdict = problem or self.validate(path) if path is not None else problem
+            verdict = problem if problem or path is None else self.validate(path)
         except Exception as e:  # noqa: BLE001 - a verdict is owed whatever the file holds
             verdict = f"the file could not be checked ({type(e).__name__}: {e})"
         finally:
