@@ -20,175 +20,29 @@ source under ``policy.react``.
 from __future__ import annotations
 
 import json
-import re
-import textwrap
 from dataclasses import dataclass
 from typing import Any
 
-from mle_env.actions import ACTION_TYPES
 from mle_env.agents.llm import Completion, LLMClient, LLMError, ToolCall
 from mle_env.agents.policy import BasePolicy
-from mle_env.observation import clip
-
-SYSTEM_PROMPT = """\
-You are a machine-learning engineer working alone in a sandbox on one competition. You act only through \
-four tools:
-- shell: run a bash command in the working directory.
-- python: run code in one persistent Python interpreter (variables and imports carry over, like notebook cells).
-- validate: check ./submission/submission.csv against the required format.
-- submit: end the episode; the submission is then scored on a hidden test set.
-
-How to work:
-1. Look at the data before modelling: file sizes, columns, a few rows, the sample submission.
-2. Keep scripts in ./code and logs in ./logs. Print short summaries, never whole tables.
-3. Hold out part of the training data to estimate your score; you will never see the test score.
-4. Get a valid submission early with a simple, fast model, then improve it while the budget allows.
-5. Write a prediction for every test row to ./submission/submission.csv in exactly the format asked for, \
-validate it, and submit once it is valid and you are done.
-6. Every result shows the time and steps left. Long training runs can use up the budget.
-
-Call exactly one tool per reply. If you cannot call tools, reply with one JSON object such as \
-{"name": "shell", "arguments": {"code": "ls data"}}, or with a single ```bash or ```python code block."""
+from mle_env.text_interface import (
+    SUBMIT,
+    SYSTEM_PROMPT,
+    TOOLS,
+    VALIDATE,
+    parse_text_action,
+    render_result,
+    render_task,
+    tool_to_action,
+)
 
 CORRECTION = ("Your reply had no action I could run. Reply with exactly one tool call, or one JSON object "
               '{"name": ..., "arguments": {...}}, or one ```bash or ```python block, or the word validate or submit.')
 REPEAT = ("That is exactly the action that just failed. Read its error and do something different, for example "
           "look at the files or write the missing script first.")
 
-_CODE_PARAMS = {
-    "type": "object",
-    "properties": {
-        "code": {"type": "string", "description": "the code to run"},
-        "timeout": {"type": "number", "description": "seconds before it is stopped (optional)"},
-    },
-    "required": ["code"],
-}
-_NO_PARAMS: dict[str, Any] = {"type": "object", "properties": {}}
-TOOLS: list[dict[str, Any]] = [
-    {"type": "function", "function": {"name": name, "description": text, "parameters": params}}
-    for name, text, params in (
-        ("shell", "Run a bash command in the working directory; returns stdout, stderr and the exit code.",
-         _CODE_PARAMS),
-        ("python", "Run Python code in the persistent interpreter; the value of a last expression is printed.",
-         _CODE_PARAMS),
-        ("validate", "Check ./submission/submission.csv; answers 'valid' or what is wrong.", _NO_PARAMS),
-        ("submit", "End the episode and have ./submission/submission.csv scored.", _NO_PARAMS),
-    )
-]
-
-_ALIASES = {"bash": "shell", "sh": "shell", "shell": "shell", "python": "python", "python3": "python",
-            "py": "python", "validate": "validate", "submit": "submit"}
-_SHELL_FENCES = {"bash", "sh", "shell", "console", "zsh"}
-_PYTHON_FENCES = {"python", "python3", "py"}
-_FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.S)
-_PYTHON_LOOK = re.compile(r"^\s*(import \w|from \S+ import|def |print\()", re.M)
-_LOOSE_NAME = re.compile(r'"name"\s*:\s*"(\w+)"')
-_LOOSE_CODE = re.compile(r'"code"\s*:\s*(?:"""(.*?)"""|\'\'\'(.*?)\'\'\')', re.S)
-_KEYWORD = re.compile(r"^\W*(?:action\s*:\s*)?(validate|submit)(?:\(\))?\W*$", re.I | re.M)
 _CONDENSED_CHARS = 300
 _MIN_HISTORY_CHARS = 4_000
-VALIDATE: dict[str, Any] = {"type": "validate"}
-SUBMIT: dict[str, Any] = {"type": "submit"}
-
-
-# --- from model output to actions --------------------------------------------------------------------
-def tool_to_action(name: Any, arguments: Any) -> dict[str, Any] | None:
-    """The environment action for a call of tool ``name`` with ``arguments``, or None if it is unusable.
-
-    Tool names ``bash``/``sh`` mean shell and ``python3``/``py`` python; the code may come as ``code``,
-    ``command``, ``cmd`` or ``script``; a positive numeric ``timeout`` is kept.
-    """
-    kind = _ALIASES.get(str(name).strip().lower()) if isinstance(name, str) else None
-    if kind is None:
-        return None
-    if kind in ("validate", "submit"):
-        return {"type": kind}
-    args = arguments if isinstance(arguments, dict) else {}
-    code = next((args[k] for k in ("code", "command", "cmd", "script") if isinstance(args.get(k), str)), None)
-    if not code or not code.strip():
-        return None
-    action: dict[str, Any] = {"type": kind, "code": code}
-    timeout = args.get("timeout")
-    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
-        action["timeout"] = float(timeout)
-    return action
-
-
-def _json_action(obj: dict[str, Any]) -> dict[str, Any] | None:
-    """An action from a JSON object: ``{"name", "arguments"}`` (or tool/function, parameters/args) or an
-    action itself (``{"type": "shell", "code": ...}``)."""
-    if obj.get("type") in ACTION_TYPES:
-        return tool_to_action(obj["type"], obj)
-    name, args = obj.get("name") or obj.get("tool"), obj.get("arguments", obj.get("parameters", obj.get("args")))
-    function = obj.get("function")
-    if isinstance(function, dict):
-        name, args = function.get("name"), function.get("arguments", args)
-    elif isinstance(function, str) and name is None:
-        name = function
-    if isinstance(args, str):
-        try:
-            args = json.loads(args)
-        except ValueError:
-            return None
-    return tool_to_action(name, args)
-
-
-def _first_json_action(text: str, max_tries: int = 20) -> dict[str, Any] | None:
-    decoder = json.JSONDecoder()
-    start = text.find("{")
-    for _ in range(max_tries):
-        if start < 0:
-            return None
-        try:
-            obj, _end = decoder.raw_decode(text, start)
-        except ValueError:
-            obj = None
-        if isinstance(obj, dict) and (action := _json_action(obj)) is not None:
-            return action
-        start = text.find("{", start + 1)
-    return None
-
-
-def _loose_json_action(text: str) -> dict[str, Any] | None:
-    '''An action from the almost-JSON that small models write: a tool ``"name"`` and a ``"code"`` in Python's
-    triple quotes, which JSON does not allow. Code cut off before its closing quotes is not taken.'''
-    name, code = _LOOSE_NAME.search(text), _LOOSE_CODE.search(text)
-    if name is None or code is None:
-        return None
-    body = code.group(1) if code.group(1) is not None else code.group(2)
-    return tool_to_action(name.group(1), {"code": textwrap.dedent(body).strip("\n") + "\n"})
-
-
-def _fenced_action(text: str) -> dict[str, Any] | None:
-    for match in _FENCE.finditer(text):
-        language, code = match.group(1).lower(), match.group(2)
-        if not code.strip():
-            continue
-        if language in _SHELL_FENCES:
-            return {"type": "shell", "code": code}
-        if language in _PYTHON_FENCES:
-            return {"type": "python", "code": code}
-        if not language:
-            return {"type": "python" if _PYTHON_LOOK.search(code) else "shell", "code": code}
-    return None
-
-
-def _keyword_action(text: str) -> dict[str, Any] | None:
-    words = {m.group(1).lower() for m in _KEYWORD.finditer(text)}
-    if "validate" in words:
-        return dict(VALIDATE)
-    return dict(SUBMIT) if "submit" in words else None
-
-
-def parse_text_action(text: str) -> dict[str, Any] | None:
-    """The action a plain-text reply asks for, or None.
-
-    In order: the first JSON object that names a tool or is an action (also with the code in triple
-    quotes, which is not JSON but common); the first fenced code block
-    (```bash/```sh → shell, ```python → python, unlabelled → python if it looks like Python, else shell);
-    a line that is just ``validate`` or ``submit`` (validate wins when both appear).
-    """
-    return _first_json_action(text) or _loose_json_action(text) or _fenced_action(text) or _keyword_action(text)
 
 
 def _same(action: dict[str, Any] | None, other: dict[str, Any] | None) -> bool:
@@ -207,21 +61,6 @@ def _reply_text(completion: Completion) -> str:
         return json.dumps({"name": call.name, "arguments": call.arguments})
     return "(empty reply)"
 
-
-def describe_observation(obs: dict[str, Any], output_chars: int) -> str:
-    """A result as the model reads it: action, exit code, stdout/stderr (each cut to ``output_chars``),
-    the environment's message and the budget left."""
-    lines = [f"{obs['action']}: exit code {int(obs['exit_code'])}" + (" (timed out)" if int(obs["timed_out"]) else "")]
-    for key in ("stdout", "stderr"):
-        text = str(obs[key]).strip("\n")
-        if text:
-            lines.append(f"{key}:\n{clip(text, output_chars)}")
-    if str(obs["message"]).strip():
-        lines.append(f"message: {str(obs['message']).strip()}")
-    steps = int(obs["steps_left"])
-    steps_text = f"{steps} steps" if steps >= 0 else "no step limit"
-    lines.append(f"budget left: {float(obs['time_left']):.0f} s, {steps_text}")
-    return "\n".join(lines)
 
 
 # --- history -----------------------------------------------------------------------------------------
@@ -343,8 +182,7 @@ class ReactPolicy(BasePolicy):
 
     def reset(self, obs: dict[str, Any], info: dict[str, Any]) -> None:
         super().reset(obs, info)
-        task = f"{obs['task'].rstrip()}\n\n# Files\n{obs['files']}"
-        self.history = History(SYSTEM_PROMPT, task, self.history_chars)
+        self.history = History(SYSTEM_PROMPT, render_task(obs), self.history_chars)
         self._pending, self._verdict, self._submit_when_valid, self._last_failed = None, None, False, None
         self._failures = self._steps = 0
 
@@ -373,7 +211,7 @@ class ReactPolicy(BasePolicy):
             self._verdict = "valid" if str(obs["stdout"]).strip() == "valid" else "invalid"
         self._last_failed = None
         if self._pending is not None and kind != "reset":
-            self._pending.result = describe_observation(obs, self.output_chars)
+            self._pending.result = render_result(obs, self.output_chars)
             self.history.add(self._pending)
             if kind in ("shell", "python") and int(obs["exit_code"]) != 0:
                 self._last_failed = self._pending.action

@@ -3,29 +3,12 @@ size-capped memory of earlier nodes and (improve/debug) the parent's code and ou
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from mle_env.scaffolds.aide import prompts
 from mle_env.scaffolds.aide.journal import Node
 from mle_env.scaffolds.aide.proposer import Proposal, SearchContext
-
-_FENCE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.DOTALL)
-
-
-def split_reply(text: str) -> tuple[str, str]:
-    """(plan, code) from a reply: the first fenced block is the code, the text before it the plan.
-
-    A reply without a fence is taken as code when it looks like Python, else as a plan with no code.
-    """
-    match = _FENCE.search(text)
-    if match:
-        return text[: match.start()].strip(), match.group(1).strip() + "\n"
-    open_fence = re.search(r"```(?:python|py)?[ \t]*\n", text)
-    if open_fence:  # the reply was cut off inside the code block
-        return text[: open_fence.start()].strip(), text[open_fence.end():].strip() + "\n"
-    looks_like_code = re.search(r"^\s*(import |from \w+ import |def |print\()", text, re.MULTILINE)
-    return ("", text.strip() + "\n") if looks_like_code else (text.strip(), "")
+from mle_env.text_interface import extract_code
 
 
 class LLMProposer:
@@ -54,5 +37,5 @@ class LLMProposer:
             assert parent is not None
             user = prompts.debug(context, parent, self.output_chars)
         completion = self.llm.chat([{"role": "system", "content": prompts.SYSTEM}, {"role": "user", "content": user}])
-        plan, code = split_reply(completion.content)
+        plan, code = extract_code(completion.content)
         return Proposal(plan=plan or f"{operator} (no plan given)", code=code, llm=[completion.record()])

@@ -79,15 +79,6 @@ def test_search_policy() -> None:
     assert next_move(journal, uct, rng, False)[1].id == 3  # 0 has a child, 3 none: exploration favours 3
 
 
-def test_llm_proposer_reply_parsing() -> None:
-    from mle_env.scaffolds.aide.llm import split_reply
-
-    assert split_reply("Plan: use trees.\n```python\nprint(1)\n```\nbye") == ("Plan: use trees.", "print(1)\n")
-    assert split_reply("Fit it.\n```python\nimport x\nx.go(") == ("Fit it.", "import x\nx.go(\n")
-    assert split_reply("import pandas as pd\nprint(2)") == ("", "import pandas as pd\nprint(2)\n")
-    assert split_reply("I would rather not.") == ("I would rather not.", "")
-
-
 def test_killed_run_resumes_from_its_journal(practice_home: Path, tmp_path: Path) -> None:
     journal = tmp_path / "journal.jsonl"
     code = (

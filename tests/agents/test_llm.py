@@ -52,7 +52,7 @@ def test_real_completion_counts_tokens_and_time(llm_base_url: str, clean_env: py
 
 @pytest.mark.llm
 def test_real_server_answers_tool_requests(llm_base_url: str) -> None:  # noqa: F811
-    from mle_env.agents.react import TOOLS, parse_text_action, tool_to_action
+    from mle_env.text_interface import TOOLS, parse_text_action, tool_to_action
 
     client = LLMClient(base_url=llm_base_url, api_key="none", model="whatever")
     done = client.chat([{"role": "system", "content": "You operate a Linux machine through tools."},

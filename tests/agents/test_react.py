@@ -19,8 +19,6 @@ from mle_env.agents.react import (
     History,
     ReactPolicy,
     Turn,
-    parse_text_action,
-    tool_to_action,
 )
 from mle_env.observation import make_observation
 from mle_env.prepare.runner import prepare
@@ -41,43 +39,6 @@ def policy_for(url: str, **options: Any) -> ReactPolicy:
 
 def shell_call(code: str, call_id: str = "call-1") -> list[dict[str, Any]]:
     return [{"id": call_id, "type": "function", "function": {"name": "shell", "arguments": json.dumps({"code": code})}}]
-
-
-# --- plain-text replies --------------------------------------------------------------------------------
-@pytest.mark.parametrize(("reply", "expected"), [
-    ('{\n"name": "shell",\n"arguments": {\n  "code": "ls -l ./data"\n}\n}', {"type": "shell", "code": "ls -l ./data"}),
-    ('Calling: {"name": "python", "arguments": "{\\"code\\": \\"print(1)\\"}"}',
-     {"type": "python", "code": "print(1)"}),
-    ('```json\n{"type": "python", "code": "x = 1", "timeout": 30}\n```',
-     {"type": "python", "code": "x = 1", "timeout": 30.0}),
-    ('{"function": {"name": "validate", "arguments": {}}}', {"type": "validate"}),
-    ('```json\n{\n  "name": "python",\n  "arguments": {\n    "code": """\n    import os\n    print(1)\n    """\n'
-     '  }\n}\n```',
-     {"type": "python", "code": "import os\nprint(1)\n"}),
-    ('{"name": "python", "arguments": {"code": """\nimport os\n', None),  # cut off by max_tokens
-    ("First I look at the data.\n```bash\nhead -n 3 data/train.csv\n```\nThen I model it.",
-     {"type": "shell", "code": "head -n 3 data/train.csv\n"}),
-    ("```python\nimport pandas as pd\nprint(pd.read_csv('data/train.csv').shape)\n```",
-     {"type": "python", "code": "import pandas as pd\nprint(pd.read_csv('data/train.csv').shape)\n"}),
-    ("```\nimport os\nprint(os.listdir('data'))\n```",
-     {"type": "python", "code": "import os\nprint(os.listdir('data'))\n"}),
-    ("```\nwc -l data/*.csv\n```", {"type": "shell", "code": "wc -l data/*.csv\n"}),
-    ('The dict {"a": 1} is not an action, but\n```sh\nls\n```', {"type": "shell", "code": "ls\n"}),
-    ("The file looks right.\n\nvalidate", {"type": "validate"}),
-    ("Action: submit()", {"type": "submit"}),
-    ("I will submit once the submission is ready.", None),
-    ("I think we should first understand the data.", None),
-    ("", None),
-])
-def test_parse_text_action(reply: str, expected: dict[str, Any] | None) -> None:
-    assert parse_text_action(reply) == expected
-
-
-def test_tool_to_action_accepts_common_variants() -> None:
-    assert tool_to_action("bash", {"command": "ls"}) == {"type": "shell", "code": "ls"}
-    assert tool_to_action("python", {"code": "1", "timeout": True}) == {"type": "python", "code": "1"}
-    assert tool_to_action("shell", {"code": "  "}) is None and tool_to_action("browse", {"url": "x"}) is None
-    assert tool_to_action("shell", {"_raw": "ls"}) is None and tool_to_action("Submit", {}) == {"type": "submit"}
 
 
 # --- history -------------------------------------------------------------------------------------------
