@@ -297,6 +297,8 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
             image=self.image if self.sandbox_kind == "docker" else None, limits=self.limits.to_dict(),
             time_limit=self.time_limit, step_limit=self.step_limit,
             action_timeout=self.action_timeout, packages=package_versions(), task=self._task, options=options,
+            files=self.files, reward=self.config.reward if isinstance(self.config.reward, str) else None,
+            dev_split=self.config.dev_split,
         )
         self._started = time.monotonic()
         self._steps = 0

@@ -64,6 +64,7 @@ export MLE_ENV_REQUIRE_RAY=${MLE_ENV_REQUIRE_RAY:-1}         # the tests start a
 export MLE_ENV_REQUIRE_DOCKER=${MLE_ENV_REQUIRE_DOCKER:-1}   # no docker test may be skipped
 export MLE_ENV_REQUIRE_KAGGLE=${MLE_ENV_REQUIRE_KAGGLE:-1}   # the kaggle extra must import
 export MLE_ENV_REQUIRE_BWRAP=${MLE_ENV_REQUIRE_BWRAP:-1}     # bwrap must run the isolated local sandbox
+export MLE_ENV_REQUIRE_RL=${MLE_ENV_REQUIRE_RL:-1}         # the RL adapters (openenv-core, verifiers, trl) must import
 
 echo "== tests"
 python -m pytest -q "$@"

@@ -1,0 +1,83 @@
+"""The client of ``mle-env serve``: OpenEnv's WebSocket ``EnvClient`` with mle-env's typed messages.
+
+    >>> from mle_env.integrations.openenv import MLEAction, MLEEnvClient
+    >>> with MLEEnvClient(base_url="http://127.0.0.1:8000").sync() as env:   # doctest: +SKIP
+    ...     result = env.reset(competition="insults", seed=0)
+    ...     result = env.step(MLEAction(type="shell", code="ls data"))
+    ...     print(result.observation.prompt)
+
+Async use is OpenEnv's: ``async with MLEEnvClient(base_url=...) as env: await env.reset(...)``. Each client is
+one session (one sandbox) on the server. ``step`` also takes an action dict or a plain string (a shell
+command), as ``MLEEnv.step`` does; a dict that is not a valid action is sent as it is and answered with a
+malformed-action observation. Errors the server answers (no such competition, capacity reached, the session
+closed after idling) raise ``RuntimeError`` with its one-line message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from openenv.core.client_types import StepResult
+from openenv.core.env_client import EnvClient
+
+from mle_env.integrations.openenv.models import MLEAction, MLEObservation, MLEState
+
+
+class MLEEnvClient(EnvClient[MLEAction, MLEObservation, MLEState]):
+    """A session on an mle-env OpenEnv server.
+
+    Args:
+        base_url: the server, ``http://host:port`` or ``ws://host:port``.
+        message_timeout_s: seconds to wait for one reply; None (the default) waits as long as the action runs
+            (actions are bounded by their own timeouts and the episode's budget, and a dead server closes the
+            connection). OpenEnv's other options (``connect_timeout_s``, ``max_message_size_mb``, ...) pass on.
+    """
+
+    def __init__(self, base_url: str, message_timeout_s: float | None = None, **kwargs: Any) -> None:
+        super().__init__(base_url, message_timeout_s=message_timeout_s, **kwargs)  # type: ignore[arg-type]
+
+    async def reset(self, competition: str | None = None, seed: int | None = None, episode_id: str | None = None,
+                    options: Mapping[str, Any] | None = None, **kwargs: Any) -> StepResult[MLEObservation]:
+        """Start a new episode of ``competition`` (default: the server's ``--competition``)."""
+        given = dict(competition=competition, seed=seed, episode_id=episode_id,
+                     options=dict(options) if options is not None else None, **kwargs)
+        return await super().reset(**{k: v for k, v in given.items() if v is not None})
+
+    async def _send_and_receive(self, message: dict[str, Any]) -> dict[str, Any]:
+        from websockets.exceptions import ConnectionClosed
+
+        try:
+            return await super()._send_and_receive(message)
+        except ConnectionClosed as closed:
+            # a server that refuses the session (all sessions in use) says why, then closes: that reply is the error
+            try:
+                reply = json.loads(await asyncio.wait_for(self._ws.recv(), 1)) if self._ws is not None else {}
+            except Exception:  # noqa: BLE001 - nothing was said: the closing is the error
+                reply = {}
+            self._ws = None
+            if reply.get("type") == "error":
+                data = reply.get("data", {})
+                raise RuntimeError(f"Server error: {data.get('message', 'Unknown error')} "
+                                   f"(code: {data.get('code', 'UNKNOWN')})") from None
+            raise ConnectionError(f"the server closed the connection ({closed}); connect again") from None
+
+    def _step_payload(self, action: MLEAction | Mapping[str, Any] | str) -> dict[str, Any]:
+        if isinstance(action, MLEAction):
+            return action.to_env_action()
+        if isinstance(action, str):
+            return {"type": "shell", "code": action}
+        if isinstance(action, Mapping):
+            return dict(action)
+        raise TypeError(f"step takes an MLEAction, an action dict or a shell command string; got "
+                        f"{type(action).__name__}")
+
+    def _parse_result(self, payload: dict[str, Any]) -> StepResult[MLEObservation]:
+        reward, done = payload.get("reward"), bool(payload.get("done", False))
+        observation = MLEObservation(**payload.get("observation", {}), reward=reward, done=done)
+        return StepResult(observation=observation, reward=reward, done=done)
+
+    def _parse_state(self, payload: dict[str, Any]) -> MLEState:
+        return MLEState(**payload)
