@@ -136,8 +136,8 @@ def test_sharegpt_turns_alternate_and_read_back_as_the_actions(run_dir: Path, in
 @pytest.mark.llm
 @pytest.mark.slow
 def test_datasets_loads_it_and_trl_trains_on_it(run_dir: Path, insults_home: Path, tmp_path: Path) -> None:
-    datasets = require_import("datasets", "pip install 'mle-env[trl]'", "MLE_ENV_REQUIRE_TRL")
-    trl = require_import("trl", "pip install 'mle-env[trl]'", "MLE_ENV_REQUIRE_TRL")
+    datasets = require_import("datasets", "pip install 'mle-env[trl]'", "MLE_ENV_REQUIRE_RL")
+    trl = require_import("trl", "pip install 'mle-env[trl]'", "MLE_ENV_REQUIRE_RL")
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
     from trl.data_utils import is_conversational, is_conversational_from_value

@@ -23,7 +23,7 @@ import pytest
 try:
     import openenv.core  # noqa: F401
 except ImportError as e:  # pragma: no cover - the openenv extra is part of the test environment
-    if os.environ.get("MLE_ENV_REQUIRE_OPENENV") == "1":
+    if os.environ.get("MLE_ENV_REQUIRE_RL") == "1":
         raise
     pytest.skip(f"cannot import openenv ({e}); pip install 'mle-env[openenv]'", allow_module_level=True)
 
