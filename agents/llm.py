@@ -171,6 +171,42 @@ def _only_model(base_url: str | None, api_key: str) -> str:
     raise LLMError(f"no model given for {url} and {served}: set MLE_ENV_LLM_MODEL (or pass model=...)", kind="config")
 
 
+def _get_json(url: str, api_key: str, timeout_s: float) -> Any:
+    import urllib.request
+
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {api_key}"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:  # noqa: S310 - the configured server
+            return json.loads(response.read().decode("utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def server_context_window(base_url: str, model: str = "", api_key: str = LOCAL_API_KEY,
+                          timeout_s: float = 5.0) -> int | None:
+    """The context size (tokens) the server at ``base_url`` (its OpenAI-compatible root, e.g. ``.../v1``)
+    reports: llama.cpp's ``GET /props`` at the server's root (``n_ctx``, or
+    ``default_generation_settings.n_ctx``), else ``meta.n_ctx`` of ``model`` (or of the only model) in
+    ``GET /models``; None when it reports neither or does not answer."""
+    url = base_url.rstrip("/")
+    root = url[: -len("/v1")] if url.endswith("/v1") else url
+    props = _get_json(f"{root}/props", api_key, timeout_s)
+    if isinstance(props, dict):
+        settings = props.get("default_generation_settings")
+        for value in (props.get("n_ctx"), settings.get("n_ctx") if isinstance(settings, dict) else None):
+            if isinstance(value, int) and value > 0:
+                return value
+    listing = _get_json(f"{url}/models", api_key, timeout_s)
+    models = listing.get("data") if isinstance(listing, dict) else None
+    if isinstance(models, list):
+        chosen = [m for m in models if isinstance(m, dict) and (m.get("id") == model or len(models) == 1)]
+        meta = chosen[0].get("meta") if chosen else None
+        value = meta.get("n_ctx") if isinstance(meta, dict) else None
+        if isinstance(value, int) and value > 0:
+            return value
+    return None
+
+
 # --- results -----------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ToolCall:
@@ -288,6 +324,14 @@ class LLMClient:
     def close(self) -> None:
         """Close the HTTP connections."""
         self._client.close()
+
+    def context_window(self, default: int | None = None) -> int | None:
+        """The server's context size in tokens, asked once and remembered: llama.cpp's ``GET /props``
+        (``n_ctx``) on the server's root, else the model's ``meta.n_ctx`` in ``GET /models``; ``default``
+        when the server says neither (OpenAI's API does not)."""
+        if not hasattr(self, "_n_ctx"):
+            self._n_ctx = server_context_window(self.config.url, self.config.model, self.config.api_key)
+        return self._n_ctx if self._n_ctx is not None else default
 
     # -- internals --------------------------------------------------------------------------------------
     def _send(self, request: dict[str, Any]) -> tuple[Any, int]:

@@ -7,6 +7,13 @@ a JSON object naming the tool, a fenced ```bash or ```python block, or a line th
 ``submit`` (:func:`parse_text_action`). A reply with no action, or one repeating the action that just
 failed, gets one short correction; a second reply without an action becomes ``validate``.
 
+Before the model's first turn the harness runs a data preview itself (each file of ./data with its rows,
+columns and two example rows), and the task is followed by the submission's exact rules (the path, the
+sample submission's header, how to keep its id column) and how to compute the metric: small models
+otherwise spend their steps guessing paths and column names. The task's "Medals" and "Version history"
+sections are left out (small models run the commands they quote). All this needs the episode's ``info``
+(every MLEEnv episode has it); ``preview=False`` turns it off.
+
 The policy guards the budget itself: when two steps or less than a minute are left it validates the
 submission (unless that was just done) and then submits, without asking the model. A ``submit`` asked
 for before any validation of the current submission is preceded by a ``validate``.
@@ -25,6 +32,7 @@ from typing import Any
 
 from mle_env.agents.llm import Completion, LLMClient, LLMError, ToolCall
 from mle_env.agents.policy import BasePolicy
+from mle_env.agents.task_facts import APPROACHES, METRIC_HINTS, PREVIEW, approach, submission_facts, without_sections
 from mle_env.text_interface import (
     SUBMIT,
     SYSTEM_PROMPT,
@@ -40,6 +48,13 @@ CORRECTION = ("Your reply had no action I could run. Reply with exactly one tool
               '{"name": ..., "arguments": {...}}, or one ```bash or ```python block, or the word validate or submit.')
 REPEAT = ("That is exactly the action that just failed. Read its error and do something different, for example "
           "look at the files or write the missing script first.")
+
+PLAN = ("# How to proceed\nThe harness shows you the data files first. Then write ONE complete Python program in "
+        "a single python action: load the data with the exact paths above, hold out 20 % of the training rows, "
+        "fit a simple fast model, print the metric on the held-out rows, refit on all rows and write "
+        "./submission/submission.csv. Then validate, fix what the validator or the traceback reports, and "
+        "submit once it is valid. The data is already in ./data: never install packages or run mle-env "
+        "commands.")
 
 _CONDENSED_CHARS = 300
 _MIN_HISTORY_CHARS = 4_000
@@ -61,6 +76,19 @@ def _reply_text(completion: Completion) -> str:
         return json.dumps({"name": call.name, "arguments": call.arguments})
     return "(empty reply)"
 
+
+def quick_facts(info: dict[str, Any]) -> str:
+    """The submission rules and the metric's computation for the episode ``info`` describes, then how to
+    proceed; "" when ``info`` does not name the submission format."""
+    submission, metric = info.get("submission"), info.get("metric") or {}
+    if not submission:
+        return ""
+    name = str(metric.get("name", ""))
+    direction = "lower is better" if metric.get("lower_is_better") else "higher is better"
+    domain = info.get("domain")
+    first = f"# Suggested first approach\n{approach(domain, submission)}\n\n" if domain in APPROACHES else ""
+    return (f"# Submission rules\n{submission_facts(submission)}\n\n# Metric\n{name} ({direction}). "
+            f"{METRIC_HINTS.get(name, '')}\n\n{first}{PLAN}")
 
 
 # --- history -----------------------------------------------------------------------------------------
@@ -161,12 +189,13 @@ class ReactPolicy(BasePolicy):
         max_llm_failures: LLM calls in a row that may fail (server unreachable after the client's retries)
             before the policy raises; each failure costs a ``validate`` step. Other LLM errors (a refused
             key, an unknown model) raise at once.
+        preview: run the data preview and add the submission rules to the task (see the module docstring).
     """
 
     def __init__(
         self, llm: LLMClient | None = None, *, model: str | None = None, base_url: str | None = None,
         api_key: str | None = None, max_tokens: int = 768, temperature: float = 0.2, history_chars: int = 24_000,
-        output_chars: int = 2_000, max_llm_failures: int = 3,
+        output_chars: int = 2_000, max_llm_failures: int = 3, preview: bool = True,
     ) -> None:
         super().__init__()
         self.llm = llm if llm is not None else LLMClient(model=model, base_url=base_url, api_key=api_key)
@@ -179,17 +208,26 @@ class ReactPolicy(BasePolicy):
         self._last_failed: dict[str, Any] | None = None  # the last action, if it was code that failed
         self._failures = 0
         self._steps = 0
+        self.preview = preview
+        self._preview_due = False
 
     def reset(self, obs: dict[str, Any], info: dict[str, Any]) -> None:
         super().reset(obs, info)
-        self.history = History(SYSTEM_PROMPT, render_task(obs), self.history_chars)
+        facts = quick_facts(info) if self.preview else ""
+        task = render_task({**obs, "task": without_sections(str(obs["task"]))} if facts else obs)
+        self.history = History(SYSTEM_PROMPT, f"{task}\n\n{facts}" if facts else task, self.history_chars)
         self._pending, self._verdict, self._submit_when_valid, self._last_failed = None, None, False, None
+        self._preview_due = bool(facts)
         self._failures = self._steps = 0
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
         self._observe(obs)
         self._steps += 1
         forced, source = self._guard(obs)
+        if forced is None and self._preview_due:
+            forced, source = {"type": "shell", "code": f"python3 - <<'MLE_ENV_EOF'\n{PREVIEW}\nMLE_ENV_EOF",
+                              "timeout": 60}, "preview"
+        self._preview_due = False
         turn, source = (Turn(forced), source) if forced is not None else self._ask()
         if turn.action["type"] == "submit" and self._verdict is None:
             self._submit_when_valid = True

@@ -239,21 +239,52 @@ def action_to_tool_call(action: Mapping[str, Any]) -> dict[str, Any]:
 
 
 # --- programs in replies (AIDE) -----------------------------------------------------------------------
-_PROGRAM_FENCE = re.compile(r"```(?:python|py|python3)?[ \t]*\n(.*?)```", re.S)
-_OPEN_PROGRAM_FENCE = re.compile(r"```(?:python|py|python3)?[ \t]*\n")
+_PROGRAM_FENCE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)```", re.S | re.I)
+_OPEN_PROGRAM_FENCE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n", re.I)
+_ANY_FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.S)
+_CODE_START = re.compile(r"^(import \w|from \S+ import|def |class |#!|@|[A-Za-z_]\w* = )", re.M)
+
+
+def _compiles(code: str) -> bool:
+    try:
+        compile(code, "<reply>", "exec")
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def extract_code(text: str) -> tuple[str, str]:
-    """(plan, code) from a reply that answers with a whole program: the first ```python (or unlabelled)
-    block is the code and the text before it the plan. A reply cut off inside its code block keeps the code
-    written so far; a reply without a fence is code when it looks like Python, else a plan with no code."""
+    """(plan, code) from a reply that answers with a whole program.
+
+    The code is the reply's Python block (```python, ```py or unlabelled, any case): with several, the
+    longest one that compiles (else the longest; blocks of shell commands such as ``pip install`` are
+    skipped), and the text before the chosen block is the plan. A reply cut off inside its code block keeps
+    the code written so far. A reply without a fence is code when it looks like Python: from its first line
+    that starts a program (an import, a def, an assignment), the prose before that line being the plan;
+    else the reply is a plan with no code.
+    """
+    blocks = []
+    for match in _ANY_FENCE.finditer(text):
+        language, body = match.group(1).lower(), match.group(2)
+        if language in _PYTHON_FENCES or (not language and _PYTHON_LOOK.search(body)):
+            if body.strip():
+                blocks.append(match)
+    if blocks:
+        compiling = [m for m in blocks if _compiles(m.group(2))]
+        chosen = max(compiling or blocks, key=lambda m: len(m.group(2)))
+        return text[: chosen.start()].strip(), chosen.group(2).strip() + "\n"
     match = _PROGRAM_FENCE.search(text)
     if match:
         return text[: match.start()].strip(), match.group(1).strip() + "\n"
     open_fence = _OPEN_PROGRAM_FENCE.search(text)
     if open_fence:
         return text[: open_fence.start()].strip(), text[open_fence.end():].strip() + "\n"
-    return ("", text.strip() + "\n") if _PYTHON_LOOK.search(text) else (text.strip(), "")
+    if not _PYTHON_LOOK.search(text):
+        return text.strip(), ""
+    start = _CODE_START.search(text)
+    if start is None or start.start() == 0:
+        return "", text.strip() + "\n"
+    return text[: start.start()].strip(), text[start.start():].strip() + "\n"
 
 
 # --- observations as text -----------------------------------------------------------------------------

@@ -2,8 +2,8 @@
 
 Each node is one solution: a plan, its code, the operator that produced it (draft, improve or debug) and
 its parent, and what happened when it ran (exit code, run time, output head and tail, the validation
-score it printed, whether the validator accepted its submission). A node is *buggy* when its program
-failed or timed out, printed no validation score, or wrote a submission the validator rejects.
+score it printed, whether the validator accepted its submission, and the failure class). A node is
+*buggy* when its program failed or timed out, printed no validation score, or wrote a submission the validator rejects.
 
 The journal is a JSONL file: a header line, then one line per node, appended and flushed as each node
 finishes, so a killed run can resume from it (:meth:`Journal.open`).
@@ -41,6 +41,8 @@ class Node:
     score_source: str = ""
     buggy: bool = True
     bug_reason: str = ""
+    failure: str = ""
+    """The failure class (scaffolds/aide/failures.py): "ok", "syntax", "wrong_path", ... ("" before it ran)."""
     validation: str = ""
     debug_depth: int = 0
     promoted: bool = False

@@ -39,8 +39,10 @@ from mle_env.agents.scripted import (
     profile_action,
     validation_score,
 )
+from mle_env.agents.task_facts import PREVIEW
 from mle_env.errors import MleEnvError
 from mle_env.scaffolds.aide.config import AideConfig
+from mle_env.scaffolds.aide.failures import classify
 from mle_env.scaffolds.aide.journal import Journal, Node
 from mle_env.scaffolds.aide.proposer import Proposer, SearchContext
 from mle_env.scaffolds.aide.search import next_move
@@ -113,6 +115,7 @@ class AidePolicy(ScriptedPolicy):
         self._env: Any = None  # the MLEEnv, for fork=True (bind_env)
         self._states: dict[int, Any] = {}  # node id -> a fork of the episode as that node left it
         self._in_episode: int | None = None  # the node whose submission is in the episode's ./submission
+        self._fallback: int | None = None  # a node with a valid file but no score, copied there meanwhile
 
     def bind_env(self, env: Any) -> None:
         """The env whose episodes this policy plays (called by run_episode; needed by ``fork=True``)."""
@@ -155,7 +158,7 @@ class AidePolicy(ScriptedPolicy):
                   "started_at": time.time()}
         self.journal = journal = Journal.open(self._journal_path(info), header)
         self.close()
-        self._in_episode = None
+        self._in_episode = self._fallback = None
         if config.fork and self._env is None:
             from mle_env.agents import AgentError
 
@@ -163,8 +166,11 @@ class AidePolicy(ScriptedPolicy):
                              "policy.bind_env(env) before the episode starts")
         rng = random.Random(config.seed + len(journal.nodes))
         self._set_status("looking at the data")
-        obs = yield {"type": "shell", "code": INSPECT, "timeout": 60}
-        preview = obs["stdout"]
+        if proposer.needs_profile:
+            obs = yield {"type": "shell", "code": INSPECT, "timeout": 60}
+        else:  # a writer of programs needs exact paths and column names: a preview made for it
+            obs = yield {"type": "python", "code": PREVIEW, "timeout": 60}
+        preview = obs["stdout"] if int(obs["exit_code"]) == 0 else obs["stdout"] + obs["stderr"]
         profile = None
         if proposer.needs_profile:
             self._set_status("profiling the data")
@@ -174,7 +180,8 @@ class AidePolicy(ScriptedPolicy):
             if profile is None:
                 return  # nothing the offline proposer can do; submit what there is
         ctx = SearchContext(task=obs["task"], data_preview=preview, metric=info["metric"]["name"],
-                            lower_is_better=lower, journal=journal, node_timeout=config.node_timeout, profile=profile)
+                            lower_is_better=lower, journal=journal, node_timeout=config.node_timeout, profile=profile,
+                            submission=info.get("submission"), domain=info.get("domain"))
         best = journal.best(lower)
         if best is not None:  # resuming: rebuild the best node's submission in this fresh sandbox
             self._set_status("rerunning the best node", best, best)
@@ -187,13 +194,18 @@ class AidePolicy(ScriptedPolicy):
             operator, parent = next_move(journal, config, rng, lower)
             self._status = {**self._status, "phase": f"proposing ({operator})", "node": journal.next_id(),
                             "operator": operator}
+            ctx.time_left, ctx.nodes_left = float(obs["time_left"]), config.max_nodes - len(journal.nodes)
+            ctx.node_timeout = min(config.node_timeout, self._timeout(obs))
+            asked = time.monotonic()
             proposal = proposer.propose(operator, parent, ctx)
+            thinking = time.monotonic() - asked  # the observation's time_left is this much older now
             node = Node(id=journal.next_id(), operator=operator, parent=parent.id if parent else None,
                         plan=proposal.plan, code=proposal.code, config=proposal.config, llm=proposal.llm,
                         debug_depth=parent.debug_depth + 1 if operator == "debug" and parent else 0)
             unrecorded_llm += proposal.llm
             if not node.code.strip():
                 node.bug_reason = "the proposer wrote no code"
+                node.failure = classify(node)
                 journal.append(node)
                 continue
             self.annotate(aide={"node": node.id, "operator": operator, "parent": node.parent, "plan": node.plan[:500]},
@@ -205,17 +217,22 @@ class AidePolicy(ScriptedPolicy):
             started = time.monotonic()
             self._set_status("running" if branch is None else f"running in a fork of node {parent.id}", node,
                              journal.best(lower))
-            action = run_action(node, self._timeout(obs))
+            action = run_action(node, max(5.0, self._timeout(obs) - thinking))
             obs = (yield action) if branch is None else _step(branch, action)
             self._record_run(node, obs, time.monotonic() - started)
-            if not node.buggy:
+            if not node.buggy or (node.exit_code == 0 and not node.timed_out):  # a file without a score may
+                # still be valid: it is then the fallback submission when no node scores itself
                 self._set_status(f"validating (CV {node.score:.5g})" if node.score is not None else "validating",
                                  node, journal.best(lower))
                 action = {"type": "validate", "path": node.submission_path}
                 obs = (yield action) if branch is None else _step(branch, action)
                 node.validation = obs["stdout"]
-                if node.validation != "valid":
+                if node.validation != "valid" and not node.buggy:
                     node.buggy, node.bug_reason = True, f"the validator rejected the submission: {node.validation}"
+                if node.buggy and branch is None and node.validation == "valid" and self._in_episode is None:
+                    obs = yield promote_action(node)  # something valid in ./submission, however it scored
+                    self._fallback = node.id if int(obs["exit_code"]) == 0 else self._fallback
+            node.failure = classify(node)
             if better(node, journal.best(lower), lower):
                 if branch is None:
                     obs = yield promote_action(node)
@@ -290,6 +307,10 @@ class AidePolicy(ScriptedPolicy):
         return budget_timeout(obs, self.config.node_timeout, self.config.reserve)
 
     def _room_for_a_node(self, obs: dict[str, Any]) -> bool:
+        """Whether the steps and the time left allow one more node: the reserve, 10 s to run, and as long
+        as the proposer's last three LLM calls took on average."""
         steps_left = int(obs["steps_left"])
         enough_steps = steps_left < 0 or steps_left > _STEPS_PER_NODE + 2
-        return enough_steps and float(obs["time_left"]) > self.config.reserve + 10
+        calls = [c for n in (self.journal.nodes if self.journal else []) for c in n.llm][-3:]
+        thinking = sum(float(c.get("latency_s", 0.0)) for c in calls) / len(calls) if calls else 0.0
+        return enough_steps and float(obs["time_left"]) > self.config.reserve + 10 + thinking

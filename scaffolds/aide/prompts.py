@@ -1,8 +1,20 @@
-"""The LLM proposer's prompts (draft, improve, debug), in mle-env's own words."""
+"""The LLM proposer's prompts (draft, improve, debug), in mle-env's own words.
+
+Written for small local models as much as for large ones: every prompt states the exact paths of the
+data and of the submission file, the sample submission's header, a preview of the data, the metric with
+its direction (and how to compute it with scikit-learn), the time and nodes left, and the outline every
+program must follow. Debug prompts lead with the failure's class, the validator's message and the end of
+the traceback. The memory of earlier nodes is cut to the room the model's context window leaves
+(:func:`memory_budget`).
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+from mle_env.agents.task_facts import APPROACHES, METRIC_HINTS, approach, submission_facts, without_sections
 from mle_env.observation import clip
+from mle_env.scaffolds.aide.failures import classify, traceback_tail
 from mle_env.scaffolds.aide.journal import Journal, Node
 
 SYSTEM = """You are an expert machine-learning engineer taking part in a competition. You solve it by writing
@@ -15,31 +27,119 @@ Every program must:
 3. write predictions for every test row to ./submission/submission.csv in the required format
    (create the ./submission folder if needed).
 Use only the Python packages listed in the task. Keep the run time within the limit you are given.
+Keep the program short (under 60 lines): select columns with code (train.drop(columns=[...]),
+select_dtypes), never by listing many column names.
 
-Answer with a short plan (a few sentences) followed by ONE fenced ```python code block with the whole program."""
+Answer with a short plan (at most three sentences), then ONE fenced ```python code block with the whole
+program, and nothing after the code block."""
+
+# Characters per token of prompts like these (code, English, CSV rows): a safe side estimate.
+CHARS_PER_TOKEN = 3.0
+
+
+def task_brief(task: str, limit: int = 2500) -> str:
+    """The competition part of the task text (what the data and the target are), without the sandbox's
+    generic instructions, the medal rules and the version history."""
+    brief = task.split("\n# Your environment", 1)[0]
+    brief = without_sections(brief)
+    return clip(brief.strip(), limit)
+
+
+def skeleton(submission: dict[str, Any] | None, data_preview: str = "") -> str:
+    """The outline of a program, with this competition's file and column names filled in (the test rows
+    come from ./data/test.csv, or from the test folder when the preview shows one instead)."""
+    submission = submission or {}
+    sample = submission.get("sample") or "sample_submission.csv"
+    id_column = submission.get("id_column")
+    targets = submission.get("targets") or ["target"]
+    header = submission.get("header") or ([id_column] if id_column else []) + targets
+    dtype = f", dtype={{'{id_column}': str}}" if id_column else ""
+    if "./data/test.csv" in data_preview or not data_preview:
+        test = "test = pd.read_csv('./data/test.csv')  # the rows to predict, in the order of sub\n"
+        features = ("# ... build features X and target y from train, and X_test from test with the SAME feature "
+                    "columns (sub has no features) ...\n")
+    else:
+        folder = "./data/test/" if "./data/test/" in data_preview else "./data/"
+        key = f"sub['{id_column}']" if id_column else "sub"
+        test = f"# the test items are the files in {folder}, one per row of sub (ids in {key})\n"
+        features = "# ... build X, y from the training data, and X_test for the rows of sub in their order ...\n"
+    return (
+        "import os\nimport numpy as np\nimport pandas as pd\nfrom sklearn.model_selection import train_test_split\n"
+        "train = pd.read_csv('./data/train.csv')\n" + test +
+        f"sub = pd.read_csv('./data/{sample}'{dtype})  # only the output format: ids and columns\n" + features +
+        "X_train, X_valid, y_train, y_valid = train_test_split(X, y, test_size=0.2, random_state=0)\n"
+        "# ... fit the model on X_train, y_train; compute the metric on X_valid, y_valid ...\n"
+        "print(f'VALIDATION_SCORE: {score:.6f}')\n"
+        "# ... refit on all of X, y; predict X_test ...\n"
+        f"sub['{targets[0]}'] = test_predictions\n"
+        "os.makedirs('./submission', exist_ok=True)\n"
+        f"sub[{header!r}].to_csv('./submission/submission.csv', index=False)"
+    )
+
+
+def budget(time_left: float | None, nodes_left: int | None, timeout: float) -> str:
+    """The budget left, as a prompt's last section ("# Budget ...")."""
+    parts = [f"This program may run for at most {timeout:.0f} seconds: choose a model that trains in well under that."]
+    if time_left is not None:
+        parts.append(f"About {time_left:.0f} seconds are left for the whole search")
+    if nodes_left is not None:
+        parts.append(f"{nodes_left} program(s) may still be tried" if time_left is None
+                     else f"and {nodes_left} program(s) may still be tried")
+    text = parts[0] + (" " + " ".join(parts[1:]) + "." if len(parts) > 1 else "")
+    if time_left is not None and time_left < 3 * timeout:
+        text += " Time is short: prefer a fast, safe change over an ambitious one."
+    return f"# Budget\n{text}"
+
+
+def header(task: str, data_preview: str, metric: str, lower_is_better: bool, timeout: float,
+           submission: dict[str, Any] | None = None, domain: str | None = None) -> str:
+    """The context every prompt starts with (see the module docstring). It is the same for every node of
+    an episode, so a server that caches prompt prefixes (llama.cpp) reads it once; what changes (the
+    budget left, see :func:`budget`) goes at the end of the prompt."""
+    direction = "lower is better" if lower_is_better else "higher is better"
+    hint = METRIC_HINTS.get(metric, "")
+    return (
+        f"# Task\n{task_brief(task)}\n\n"
+        "# Data files (exact paths, relative to the folder the program runs in)\n"
+        f"{clip(data_preview.strip(), 3000)}\n\n"
+        f"# Submission\n{submission_facts(submission)}\n\n"
+        f"# Metric\n{metric} ({direction}). {hint} Each program may run for at most {timeout:.0f} seconds.\n\n"
+        + (f"# Suggested first approach\n{approach(domain, submission)}\n\n" if domain in APPROACHES else "")
+        + f"# Program outline\n```python\n{skeleton(submission, data_preview)}\n```"
+    )
+
+
+def memory_budget(n_ctx: int | None, max_tokens: int, fixed_chars: int, cap: int) -> int:
+    """Characters the memory of earlier nodes may take: what the context window (``n_ctx`` tokens; None:
+    unknown, then ``cap``) leaves after the reply (``max_tokens``) and the rest of the prompt
+    (``fixed_chars``), with a margin; never more than ``cap`` nor less than 0."""
+    if n_ctx is None:
+        return cap
+    room = int((n_ctx - max_tokens - 256) * CHARS_PER_TOKEN) - fixed_chars
+    return max(0, min(cap, room))
 
 
 def memory(journal: Journal, limit: int) -> str:
-    """A size-capped summary of earlier nodes: what was tried and how it scored."""
+    """A size-capped summary of earlier nodes: what was tried and how it scored (the newest kept)."""
     lines = []
     for node in journal.nodes:
-        outcome = f"validation score {node.score:.5g}" if not node.buggy else f"buggy ({node.bug_reason[:120]})"
-        lines.append(f"- node {node.id} ({node.operator}): {node.plan[:200].strip()} -> {outcome}")
+        outcome = (f"validation score {node.score:.5g}" if not node.buggy
+                   else f"buggy, {classify(node)}: {node.bug_reason[:120]}")
+        lines.append(f"- node {node.id} ({node.operator}): {node.plan[:160].strip()} -> {outcome}")
     text = "\n".join(lines)
-    return text[-limit:] if len(text) > limit else text
+    if len(text) <= limit:
+        return text
+    return text[-limit:].split("\n", 1)[-1] if limit > 0 else ""
 
 
-def header(task: str, data_preview: str, metric: str, lower_is_better: bool, timeout: float) -> str:
-    direction = "lower is better" if lower_is_better else "higher is better"
-    return (
-        f"# Task\n{clip(task, 6000)}\n\n# Data preview\n{clip(data_preview, 3000)}\n\n"
-        f"# Metric\n{metric} ({direction}). Each program may run for at most {timeout:.0f} seconds."
-    )
+CHECKLIST = ("Before answering, check that the program (1) makes X_valid and y_valid with train_test_split, "
+             "(2) prints `VALIDATION_SCORE: <number>`, (3) writes ./submission/submission.csv.")
 
 
 def draft(context: str, past: str) -> str:
     return (f"{context}\n\n# Earlier attempts\n{past or '(none yet)'}\n\n# Instructions\n"
-            "Write a new, simple but solid first solution, different from the earlier attempts.")
+            "Write a new, simple but solid first solution, different from the earlier attempts. Follow the "
+            f"program outline and use the exact file and column names above. {CHECKLIST}")
 
 
 def improve(context: str, past: str, node: Node, output_chars: int) -> str:
@@ -47,12 +147,35 @@ def improve(context: str, past: str, node: Node, output_chars: int) -> str:
             f"```python\n{node.code}\n```\n\n# Its output\n{clip(node.output, output_chars)}\n\n"
             "# Instructions\nPropose ONE specific change that should improve the validation score (better "
             "features, model, hyperparameters or validation), explain it in the plan, and write the whole "
-            "improved program.")
+            "improved program. Keep the VALIDATION_SCORE line and the submission file exactly as they are.")
+
+
+FIX_HINTS = {
+    "syntax": "The program is not valid Python: check the line the error names (quotes, brackets, indentation).",
+    "wrong_path": "A file path is wrong: read only the exact paths listed under 'Data files', and write "
+                  "./submission/submission.csv.",
+    "wrong_columns": "A column name is wrong: use only the columns listed under 'Data files', and the "
+                     "submission header exactly as given.",
+    "timeout": "The program was too slow: use fewer rows, fewer features, or a faster model.",
+    "no_score": "The program must print one line `VALIDATION_SCORE: <number>` (the metric on held-out rows).",
+    "invalid_submission": "The submission file was rejected: follow the 'Submission' rules exactly.",
+    "crash": "Read the error at the end of the traceback and fix its cause.",
+}
 
 
 def debug(context: str, node: Node, output_chars: int) -> str:
-    problem = node.bug_reason + (f"\nThe validator said: {node.validation}" if node.validation else "")
-    output = clip(node.output, output_chars)
+    """The prompt to fix ``node``: its code, what went wrong (class, reason, the validator's message), a
+    hint for that class and the end of its output (the traceback's tail when there is one)."""
+    kind = classify(node)
+    cut_off = bool(node.llm) and node.llm[-1].get("finish_reason") == "length"
+    problem = ("The reply was cut off at the token limit, so the program is incomplete: write a much shorter "
+               "one.\n" if cut_off else "") + node.bug_reason
+    if node.validation and node.validation != "valid":
+        problem += f"\nThe validator said: {node.validation}"
+    output = node.output
+    tail = traceback_tail(output) if "Traceback (most recent call last)" in output else clip(output, output_chars)
     return (f"{context}\n\n# The program that failed\n```python\n{node.code}\n```\n\n"
-            f"# What went wrong\n{problem}\n\n# Its output\n{output}"
-            "\n\n# Instructions\nFind the bug, explain the fix in the plan, and write the whole corrected program.")
+            f"# What went wrong ({kind})\n{problem}\n{FIX_HINTS.get(kind, '')}\n\n# The end of its output\n"
+            f"{clip(tail, output_chars)}"
+            "\n\n# Instructions\nFind the bug, explain the fix in one or two sentences, and write the whole "
+            f"corrected program. {CHECKLIST}")

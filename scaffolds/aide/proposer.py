@@ -28,6 +28,14 @@ class SearchContext:
     journal: Journal
     node_timeout: float
     profile: dict[str, Any] | None = None
+    submission: dict[str, Any] | None = None
+    """The competition's submission spec (``info["submission"]``: header, id_column, targets, kind, sample)."""
+    domain: str | None = None
+    """The competition's domain ("tabular", "text", "image", ...)."""
+    time_left: float | None = None
+    """Seconds left in the episode when the proposal is asked for."""
+    nodes_left: int | None = None
+    """Nodes the search may still run, this one included."""
 
 
 @dataclass

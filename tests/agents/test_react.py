@@ -182,3 +182,46 @@ def test_react_episode_on_house_prices(llm_base_url: str, home: Path) -> None:  
 
 def _as_list(value: Any) -> list[dict[str, Any]]:
     return [] if value is None else value if isinstance(value, list) else [value]
+
+
+# --- the data preview and the submission rules -------------------------------------------------------
+INFO = {"metric": {"name": "auc", "lower_is_better": False}, "domain": "text",
+        "submission": {"header": ["id", "great"], "id_column": "id", "targets": ["great"], "kind": "probability",
+                       "sample": "sample_submission.csv"}}
+
+
+def test_the_harness_previews_the_data_and_the_task_states_the_submission_rules(
+    fake_llm: FakeOpenAI,  # noqa: F811
+) -> None:
+    fake_llm.reply(200, chat_body("```bash\nls data\n```"))
+    policy = policy_for(fake_llm.url)
+    policy.reset(obs(), INFO)
+    first = policy.act(obs(), INFO)
+    assert first["type"] == "shell" and "python3 - <<'MLE_ENV_EOF'" in first["code"] and not fake_llm.requests
+    assert policy.annotations() == {"react": {"source": "preview"}}
+    preview = "./data/train.csv: 3 rows, 2 columns: id (text), great (number)"
+    assert policy.act(obs("shell", stdout=preview), INFO) == {"type": "shell", "code": "ls data\n"}
+    task, shown = fake_llm.requests[0]["messages"][1]["content"], fake_llm.requests[0]["messages"][2]["content"]
+    assert task.startswith("Predict y from x.") and "header must be exactly `id,great`" in task
+    assert "auc (higher is better)" in task and "roc_auc_score" in task and "# How to proceed" in task
+    assert shown.startswith("(The harness ran shell itself.)") and preview in shown
+
+
+def test_no_preview_without_the_submission_format_or_when_turned_off(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+    fake_llm.reply(200, chat_body("```bash\nls data\n```"))
+    fake_llm.reply(200, chat_body("```bash\nls data\n```"))
+    for info, options in (({}, {}), (INFO, {"preview": False})):
+        policy = policy_for(fake_llm.url, **options)
+        policy.reset(obs(), info)
+        assert policy.act(obs(), info) == {"type": "shell", "code": "ls data\n"}
+        assert "# Submission rules" not in fake_llm.requests[-1]["messages"][1]["content"]
+
+
+def test_medal_and_version_sections_are_left_out_of_the_task() -> None:
+    from mle_env.agents.react import without_sections
+
+    task = ("# T\n\n## Description\nPredict.\n\n## Medals\nInstall with `mle-env prepare x --leaderboard PATH`.\n\n"
+            "## Version history\n- v0: split.\n\n# Your environment\n- ./data/\n")
+    kept = without_sections(task)
+    assert "mle-env prepare" not in kept and "Version history" not in kept and "v0: split" not in kept
+    assert kept.startswith("# T\n\n## Description\nPredict.\n") and kept.endswith("# Your environment\n- ./data/\n")

@@ -1,0 +1,160 @@
+"""The LLM proposer's prompts and reply parsing, on recorded real completions of Qwen2.5-Coder (1.5B and
+0.5B) kept in tests/agents/data/completions.jsonl, and the failure classifier on real program outputs
+(tests/agents/data/real_errors.json: tracebacks of real Python runs; the recorded nodes' outputs)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mle_env.scaffolds.aide import prompts
+from mle_env.scaffolds.aide.failures import classify, classify_error, classify_validation, counts, traceback_tail
+from mle_env.scaffolds.aide.journal import Journal, Node
+from mle_env.scaffolds.aide.llm import LLMProposer
+from mle_env.scaffolds.aide.proposer import SearchContext
+from mle_env.text_interface import extract_code
+
+DATA = Path(__file__).parent / "data"
+COMPLETIONS = [json.loads(line) for line in (DATA / "completions.jsonl").read_text().splitlines() if line.strip()]
+ERRORS = json.loads((DATA / "real_errors.json").read_text())
+SUBMISSION = {"header": ["Id", "SalePrice"], "id_column": "Id", "targets": ["SalePrice"], "kind": "number",
+              "sample": "sample_submission.csv"}
+PREVIEW = ("./data/sample_submission.csv: 292 rows, 2 columns: Id (number), SalePrice (number)\n"
+           "./data/test.csv: 292 rows, 80 columns: Id (number), LotArea (number)\n"
+           "./data/train.csv: 1164 rows, 81 columns: Id (number), LotArea (number), SalePrice (number)\n")
+TASK = ("# Practice: House Prices\n\n## Description\nPredict the price.\n\n## Medals\nFrom a reference board.\n\n"
+        "## Data\n- `train.csv`: houses.\n\n# Your environment\n- Working directory: /home.\n\n# Actions\n- shell")
+
+
+class FakeLLM:
+    """Stands in for LLMClient where only the prompt matters: a context window and max_tokens."""
+
+    def __init__(self, n_ctx: int | None, max_tokens: int = 1024) -> None:
+        self.n_ctx = n_ctx
+        self.config = type("Config", (), {"max_tokens": max_tokens})()
+
+    def context_window(self, default: int | None = None) -> int | None:
+        return self.n_ctx if self.n_ctx is not None else default
+
+
+def context(journal: Journal, time_left: float = 400, nodes_left: int = 3) -> SearchContext:
+    return SearchContext(task=TASK, data_preview=PREVIEW, metric="rmsle", lower_is_better=True, journal=journal,
+                         node_timeout=90, submission=SUBMISSION, time_left=time_left, nodes_left=nodes_left)
+
+
+# --- prompts ----------------------------------------------------------------------------------------
+def test_draft_prompt_states_paths_header_metric_and_budget_last(tmp_path: Path) -> None:
+    proposer = LLMProposer(llm=FakeLLM(8192))
+    prompt = proposer.prompt("draft", None, context(Journal(tmp_path / "j.jsonl", {})))
+    assert "./data/train.csv: 1164 rows" in prompt and "./submission/submission.csv" in prompt
+    assert "header must be exactly `Id,SalePrice`" in prompt and "dtype={'Id': str}" in prompt
+    assert "rmsle (lower is better)" in prompt and "mean_squared_log_error" in prompt
+    assert "test = pd.read_csv('./data/test.csv')" in prompt  # the outline reads the test rows, not the sample
+    assert "sub[['Id', 'SalePrice']].to_csv('./submission/submission.csv', index=False)" in prompt
+    # the generic sandbox instructions and the medal rules are left out; the budget is the prompt's end
+    assert "# Actions" not in prompt and "reference board" not in prompt and "Predict the price." in prompt
+    assert prompt.rstrip().endswith("3 program(s) may still be tried.")
+    assert prompt.index("# Program outline") < prompt.index("# Budget")
+
+
+def test_time_short_says_so() -> None:
+    assert "Time is short" in prompts.budget(100, 2, 90) and "Time is short" not in prompts.budget(1000, 2, 90)
+
+
+def test_memory_is_cut_to_what_the_context_window_leaves(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "j.jsonl", {})
+    for i in range(200):
+        journal.nodes.append(Node(i, "draft", plan=f"plan number {i} " + "x" * 100, buggy=False, score=0.1 + i))
+    roomy = LLMProposer(llm=FakeLLM(32768), memory_chars=100_000).prompt("draft", None, context(journal))
+    tight = LLMProposer(llm=FakeLLM(4096), memory_chars=100_000).prompt("draft", None, context(journal))
+    unknown = LLMProposer(llm=FakeLLM(None), memory_chars=100_000).prompt("draft", None, context(journal))
+    assert len(tight) < len(unknown) < len(roomy)
+    assert len(prompts.SYSTEM + tight) / prompts.CHARS_PER_TOKEN <= 4096 - 1024
+    assert "plan number 199" in tight and "plan number 0 " not in tight  # the newest nodes are kept
+    assert prompts.memory_budget(None, 1024, 5000, 4000) == 4000 and prompts.memory_budget(2048, 1024, 9000, 4000) == 0
+
+
+def test_debug_prompt_leads_with_class_validator_message_and_traceback_tail() -> None:
+    crash = next(e for e in ERRORS if e["name"] == "wrong_columns")
+    node = Node(3, "draft", code=crash["code"], exit_code=1, output_head="x" * 5000 + crash["output"],
+                bug_reason="the program failed with exit code 1: KeyError: 'SalePrice'")
+    text = prompts.debug("CONTEXT", node, 2000)
+    assert "# What went wrong (wrong_columns)" in text and "use only the columns listed" in text
+    assert text.count("KeyError: 'SalePrice'") == 2 and "xxxxxxxxxx" not in text  # the tail, not the head
+    rejected = Node(4, "draft", code="print(1)", exit_code=0, score=0.5, validation="missing 1 column(s): 'Id'",
+                    bug_reason="the validator rejected the submission: missing 1 column(s): 'Id'")
+    assert "The validator said: missing 1 column(s): 'Id'" in prompts.debug("CONTEXT", rejected, 2000)
+    assert "(wrong_columns)" in prompts.debug("CONTEXT", rejected, 2000)
+
+
+# --- parsing recorded completions -------------------------------------------------------------------
+@pytest.mark.parametrize("record", COMPLETIONS, ids=[f"{r['model']}-{r['operator']}-{i}"
+                                                     for i, r in enumerate(COMPLETIONS)])
+def test_recorded_completion_parses_to_its_program(record: dict[str, Any]) -> None:
+    plan, code = extract_code(record["content"])
+    expect = record["expect"]
+    assert "```" not in code and ("VALIDATION_SCORE" in code) == expect["score_line"]
+    if expect["compiles"]:
+        compile(code, "<completion>", "exec")
+    else:  # a reply cut off at max_tokens: the code written so far, which Python rejects
+        assert record["finish_reason"] == "length" and code.strip()
+        with pytest.raises(SyntaxError):
+            compile(code, "<completion>", "exec")
+    assert code == record["node"]["code"]  # what the policy ran then is what the parser gives now
+    assert plan and not plan.startswith("```")
+
+
+@pytest.mark.parametrize("record", COMPLETIONS, ids=[f"{r['model']}-{i}" for i, r in enumerate(COMPLETIONS)])
+def test_recorded_node_gets_its_failure_class(record: dict[str, Any]) -> None:
+    assert classify(record["node"]) == record["expect"]["failure"]
+
+
+@pytest.mark.parametrize(("reply", "code"), [
+    # several blocks: the program, not the pip line or the usage example
+    ("First:\n```bash\npip install x\n```\nThen:\n```python\nimport os\nprint('VALIDATION_SCORE: 1')\n```\n"
+     "Run it with:\n```python\npython solution.py\n```", "import os\nprint('VALIDATION_SCORE: 1')\n"),
+    # an upper-case fence label
+    ("Plan.\n```Python\nimport os\n```", "import os\n"),
+    # no fence, prose first: the code starts at its first import
+    ("Here is the program:\nimport pandas as pd\nprint(pd.__version__)",
+     "import pandas as pd\nprint(pd.__version__)\n"),
+])
+def test_extract_code_is_robust_to_small_model_habits(reply: str, code: str) -> None:
+    assert extract_code(reply)[1] == code
+
+
+# --- the failure classifier -------------------------------------------------------------------------
+@pytest.mark.parametrize("error", ERRORS, ids=[e["name"] for e in ERRORS])
+def test_real_tracebacks_are_classified(error: dict[str, Any]) -> None:
+    expected = {"indent": "syntax", "wrong_columns_sklearn": "wrong_columns"}.get(error["name"], error["name"])
+    assert error["exit_code"] != 0 and classify_error(error["output"]) == expected
+    node = Node(0, "draft", code=error["code"], exit_code=error["exit_code"], output_head=error["output"])
+    assert classify(node) == expected
+
+
+def test_classes_of_nodes_that_ran() -> None:
+    assert classify(Node(0, "draft", code="", bug_reason="the proposer wrote no code")) == "no_code"
+    assert classify(Node(0, "draft", code="x", timed_out=True, exit_code=-9)) == "timeout"
+    assert classify(Node(0, "draft", code="x", exit_code=0)) == "no_score"
+    assert classify(Node(0, "draft", code="x", exit_code=0, score=1.0, validation="there is no submission file at "
+                         "/home/code/node_0/submission/submission.csv")) == "wrong_path"
+    assert classify(Node(0, "draft", code="x", exit_code=0, score=1.0,
+                         validation="the submission has 3 rows but the test set has 292")) == "invalid_submission"
+    assert classify_validation("there is no ./submission/submission.csv yet") == "wrong_path"
+    assert classify_validation("missing 1 column(s): 'Id'; the sample submission shows the expected header") == \
+        "wrong_columns"
+    assert classify(Node(0, "draft", code="x", exit_code=0, score=1.0, buggy=False)) == "ok"
+    assert counts([Node(0, "draft", code=""), Node(1, "draft", code="x", exit_code=0)]) == {"no_code": 1,
+                                                                                           "no_score": 1}
+    assert traceback_tail("a\nTraceback (most recent call last):\n  x\nKeyError: 1\n", 2) == "  x\nKeyError: 1"
+
+
+def test_debug_prompt_of_a_reply_cut_off_asks_for_a_shorter_program() -> None:
+    record = next(r for r in COMPLETIONS if r["finish_reason"] == "length")
+    node = Node(2, "draft", **{k: v for k, v in record["node"].items() if k != "llm"}, llm=record["node"]["llm"])
+    text = prompts.debug("CONTEXT", node, 2000)
+    assert "# What went wrong (syntax)" in text and "cut off at the token limit" in text
+    assert "SyntaxError" in text
