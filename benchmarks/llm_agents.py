@@ -45,6 +45,7 @@ INSULTS = "detecting-insults-in-social-commentary"
 def _server_module() -> Any:
     spec = importlib.util.spec_from_file_location("llm_server", REPO / "scripts" / "llm_server.py")
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules["llm_server"] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     return module
 
