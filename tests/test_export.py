@@ -30,7 +30,7 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory, insults_session_home: Path
     from mle_env.agents.react import ReactPolicy
 
     root = tmp_path_factory.mktemp("run")
-    react = mle_env.make(INSULTS, sandbox="local", home=insults_session_home, record_dir=root / "react", step_limit=3)
+    react = mle_env.make(INSULTS, sandbox="local", home=insults_session_home, record_dir=root / "react", step_limit=4)
     try:
         result = mle_env.run_episode(react, ReactPolicy(base_url=llm_base_url, api_key="none", max_tokens=128), seed=0)
     finally:
@@ -91,7 +91,8 @@ def test_openai_chat_lines_follow_the_episodes(run_dir: Path, insults_home: Path
             "medal": grade["medal"], "score": grade["score"], "valid": grade["valid_submission"], "source": None}
         assert meta["source"] == str(episode.path)
     react = examples["react"]["messages"]
-    assert llm_replies(recorded["react"].steps[0])  # the model chose the first action
+    steps = recorded["react"].steps  # react runs the data preview itself, then the model chooses
+    assert not llm_replies(steps[0]) and any(llm_replies(step) for step in steps[1:])
     assert [m["tool_calls"][0]["function"]["name"] for m in react[-4::2]] == ["validate", "submit"]
     assert examples["react"]["metadata"]["model"] and examples["baseline"]["metadata"]["model"] is None
     assert MEDALS.index(examples["baseline"]["metadata"]["medal"]) >= 1

@@ -5,6 +5,7 @@ player tracking and video metadata of each play follow it (rows in raw order), a
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from mle_env.prepare.chunked import partition_csv
@@ -16,7 +17,9 @@ VIEWS = ("All29", "Endzone", "Sideline")
 
 def prepare(ctx: PrepareContext) -> None:
     labels = find_raw(ctx, "train_labels.csv")
-    plays = read_csv(labels, usecols=["game_play"])["game_play"].unique()
+    # an object array, as MLE-bench's pandas gives: pandas 3 with pyarrow installed returns an Arrow array,
+    # which scikit-learn cannot index
+    plays = np.asarray(read_csv(labels, usecols=["game_play"])["game_play"].unique(), dtype=object)
     train_plays, test_plays = (set(p) for p in split(plays, 0.1, random_state=0))
 
     def part(chunk: pd.DataFrame):

@@ -32,7 +32,8 @@ def test_sorted_keys_groups_order_equals_concat_of_split_groups(frame: pd.DataFr
 
 def test_appearance_keys_raw_order_equals_isin_of_split_uniques(frame: pd.DataFrame) -> None:
     """nfl / hms: tts over frame[key].unique(), rows selected with isin in raw order."""
-    train_keys, test_keys = train_test_split(frame["key"].unique(), test_size=0.2, random_state=8)
+    uniques = np.asarray(frame["key"].unique(), dtype=object)  # MLE-bench's pandas: an object array
+    train_keys, test_keys = train_test_split(uniques, test_size=0.2, random_state=8)
     train, test = group_split(frame, "key", 0.2, random_state=8, key_order="appearance", row_order="raw")
     pd.testing.assert_frame_equal(train, frame[frame["key"].isin(train_keys)])
     pd.testing.assert_frame_equal(test, frame[frame["key"].isin(test_keys)])
