@@ -38,11 +38,7 @@ class MLEAction(Action):
 
     def to_env_action(self) -> dict[str, Any]:
         """The action as ``MLEEnv.step`` takes it: ``type`` and the fields that are set."""
-        out: dict[str, Any] = {"type": self.type}
-        for key in ("code", "timeout", "path"):
-            if getattr(self, key) is not None:
-                out[key] = getattr(self, key)
-        return out
+        return self.model_dump(include={"type", "code", "timeout", "path"}, exclude_none=True)
 
 
 class MLEObservation(Observation):
