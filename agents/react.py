@@ -4,12 +4,15 @@ Each step the model sees the system prompt, the task with the data files, and th
 actions and their results, then calls one tool: ``shell``, ``python``, ``validate`` or ``submit`` (the
 environment's four actions). Models and servers without tool calling can answer in plain text instead:
 a JSON object naming the tool, a fenced ```bash or ```python block, or a line that says ``validate`` or
-``submit`` (:func:`parse_text_action`). A reply with no action, or one repeating the action that just
-failed, gets one short correction; a second reply without an action becomes ``validate``.
+``submit`` (:func:`parse_text_action`). A reply with no action, one repeating the action that just
+failed, or a shell or python action the model already ran (small models loop), gets one short
+correction; a second reply without an action becomes ``validate``.
 
 Before the model's first turn the harness runs a data preview itself (each file of ./data with its rows,
 columns and two example rows), and the task is followed by the submission's exact rules (the path, the
-sample submission's header, how to keep its id column) and how to compute the metric: small models
+sample submission's header, how to keep its id column), how to compute the metric and, where the
+competition has one, its fill-in program (:mod:`mle_env.agents.program_template`: the fixed lines around
+``X = ...``, ``X_test = ...``, ``model = ...``) to send back completed as one python action: small models
 otherwise spend their steps guessing paths and column names. The task's "Medals" and "Version history"
 sections are left out (small models run the commands they quote). All this needs the episode's ``info``
 (every MLEEnv episode has it); ``preview=False`` turns it off.
@@ -32,6 +35,7 @@ from typing import Any
 
 from mle_env.agents.llm import Completion, LLMClient, LLMError, ToolCall
 from mle_env.agents.policy import BasePolicy
+from mle_env.agents.program_template import program_template
 from mle_env.agents.task_facts import APPROACHES, METRIC_HINTS, PREVIEW, approach, submission_facts, without_sections
 from mle_env.text_interface import (
     SUBMIT,
@@ -46,6 +50,8 @@ from mle_env.text_interface import (
 
 CORRECTION = ("Your reply had no action I could run. Reply with exactly one tool call, or one JSON object "
               '{"name": ..., "arguments": {...}}, or one ```bash or ```python block, or the word validate or submit.')
+RERUN = ("You ran exactly this action before and saw its result. Do the next thing instead: if no program has "
+         "written ./submission/submission.csv yet, write that program now as one ```python block.")
 REPEAT = ("That is exactly the action that just failed. Read its error and do something different, for example "
           "look at the files or write the missing script first.")
 
@@ -55,6 +61,14 @@ PLAN = ("# How to proceed\nThe harness shows you the data files first. Then writ
         "./submission/submission.csv. Then validate, fix what the validator or the traceback reports, and "
         "submit once it is valid. The data is already in ./data: never install packages or run mle-env "
         "commands.")
+
+PLAN_FILL = ("# How to proceed\nThe harness shows you the data files first. Then run the program below in ONE "
+             "python action, with each `name = ...` line of YOUR PART completed by your code (use the exact column "
+             "names of the data files; turn text or images into numbers; keep every other line as it is). Then "
+             "validate, fix "
+             "what the validator or the traceback reports, and submit once it is valid. The data is already in "
+             "./data: never install packages or run mle-env commands. Reply with the program itself as ONE "
+             "```python block (not JSON, not a file to run):\n```python\n{outline}\n```")
 
 _CONDENSED_CHARS = 300
 _MIN_HISTORY_CHARS = 4_000
@@ -77,9 +91,11 @@ def _reply_text(completion: Completion) -> str:
     return "(empty reply)"
 
 
-def quick_facts(info: dict[str, Any]) -> str:
+def quick_facts(info: dict[str, Any], files: str = "") -> str:
     """The submission rules and the metric's computation for the episode ``info`` describes, then how to
-    proceed; "" when ``info`` does not name the submission format."""
+    proceed (with the competition's fill-in program when it has one, ``files`` being the observation's
+    file listing: see :mod:`mle_env.agents.program_template`); "" when ``info`` does not name the
+    submission format."""
     submission, metric = info.get("submission"), info.get("metric") or {}
     if not submission:
         return ""
@@ -87,8 +103,11 @@ def quick_facts(info: dict[str, Any]) -> str:
     direction = "lower is better" if metric.get("lower_is_better") else "higher is better"
     domain = info.get("domain")
     first = f"# Suggested first approach\n{approach(domain, submission)}\n\n" if domain in APPROACHES else ""
+    template = program_template(submission, name, domain, files)
+    plan = PLAN if template is None else PLAN_FILL.format(outline=template.outline())
+    hint = METRIC_HINTS.get(name, "") if template is None else "The program below computes it."
     return (f"# Submission rules\n{submission_facts(submission)}\n\n# Metric\n{name} ({direction}). "
-            f"{METRIC_HINTS.get(name, '')}\n\n{first}{PLAN}")
+            f"{hint}\n\n{first}{plan}")
 
 
 # --- history -----------------------------------------------------------------------------------------
@@ -213,7 +232,7 @@ class ReactPolicy(BasePolicy):
 
     def reset(self, obs: dict[str, Any], info: dict[str, Any]) -> None:
         super().reset(obs, info)
-        facts = quick_facts(info) if self.preview else ""
+        facts = quick_facts(info, str(obs.get("files", ""))) if self.preview else ""
         task = render_task({**obs, "task": without_sections(str(obs["task"]))} if facts else obs)
         self.history = History(SYSTEM_PROMPT, f"{task}\n\n{facts}" if facts else task, self.history_chars)
         self._pending, self._verdict, self._submit_when_valid, self._last_failed = None, None, False, None
@@ -289,7 +308,8 @@ class ReactPolicy(BasePolicy):
         one correction. A second reply without an action becomes ``validate``; a second repeat is run."""
         first = self._chat([], records)
         action, call = self._action_from(first)
-        correction = CORRECTION if action is None else REPEAT if _same(action, self._last_failed) else None
+        correction = (CORRECTION if action is None else REPEAT if _same(action, self._last_failed)
+                      else RERUN if self._ran_before(action) else None)
         if correction is None:
             return Turn(action, first.content, call), "tool_call" if call is not None else "text"
         second = self._chat([{"role": "assistant", "content": _reply_text(first)},
@@ -298,6 +318,11 @@ class ReactPolicy(BasePolicy):
         if action is None:
             return Turn(dict(VALIDATE), second.content, None), "fallback"
         return Turn(action, second.content, call), "correction"
+
+    def _ran_before(self, action: dict[str, Any]) -> bool:
+        """Whether this shell or python action is one the model already ran in this episode (a loop)."""
+        return action["type"] in ("shell", "python") and any(
+            turn.reply is not None and _same(action, turn.action) for turn in self.history.turns)
 
     def _chat(self, extra: list[dict[str, Any]], records: list[dict[str, Any]]) -> Completion:
         """One LLM call on the history plus ``extra`` messages; a prompt too long for the model shrinks the

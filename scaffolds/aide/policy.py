@@ -98,7 +98,8 @@ def make_proposer(config: AideConfig) -> Proposer:
     if config.proposer == "llm":
         from mle_env.scaffolds.aide.llm import LLMProposer
 
-        return LLMProposer(memory_chars=config.memory_chars, output_chars=config.output_chars, **config.llm)
+        return LLMProposer(memory_chars=config.memory_chars, output_chars=config.output_chars, program=config.program,
+                           **config.llm)
     raise ValueError(f"proposer must be 'llm' or 'offline', not {config.proposer!r}")
 
 

@@ -6,12 +6,16 @@ its direction (and how to compute it with scikit-learn), the time and nodes left
 program must follow. Debug prompts lead with the failure's class, the validator's message and the end of
 the traceback. The memory of earlier nodes is cut to the room the model's context window leaves
 (:func:`memory_budget`).
+
+In fill-in mode (``template`` given; see :mod:`mle_env.agents.program_template`) the model writes only the
+features and the estimator, and sees the program's fixed lines around its part (:data:`SYSTEM_FILL`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from mle_env.agents.program_template import ProgramTemplate, part_of
 from mle_env.agents.task_facts import APPROACHES, METRIC_HINTS, approach, submission_facts, without_sections
 from mle_env.observation import clip
 from mle_env.scaffolds.aide.failures import classify, traceback_tail
@@ -32,6 +36,22 @@ select_dtypes), never by listing many column names.
 
 Answer with a short plan (at most three sentences), then ONE fenced ```python code block with the whole
 program, and nothing after the code block."""
+
+SYSTEM_FILL = """You are an expert machine-learning engineer taking part in a competition. You write the middle part
+of a Python program; the harness writes the rest: the first lines (imports, reading the data into train,
+test and sub) and the last lines (a 20 % hold-out split, fitting, the competition's metric printed as
+VALIDATION_SCORE, the submission file). The program runs in a folder where ./data holds the competition files.
+
+Your part replaces the `name = ...` lines of the program shown in the task:
+- X: the features of the training rows, all numeric (a DataFrame, numpy array or sparse matrix);
+- X_test: the features of the test rows, in the order of sub, with the same columns as X;
+- model: an unfitted scikit-learn estimator (the harness calls fit, predict and predict_proba);
+- y, the target of the training rows, when the program does not set it already.
+Do not fit the model, print a score or write files: the harness does. Use only the Python packages listed
+in the task and only the columns that exist in the data files.
+
+Answer with a short plan (at most three sentences), then ONE fenced ```python code block with your part only
+(with the imports it needs), and nothing after the code block."""
 
 # Characters per token of prompts like these (code, English, CSV rows): a safe side estimate.
 CHARS_PER_TOKEN = 3.0
@@ -92,12 +112,14 @@ def budget(time_left: float | None, nodes_left: int | None, timeout: float) -> s
 
 
 def header(task: str, data_preview: str, metric: str, lower_is_better: bool, timeout: float,
-           submission: dict[str, Any] | None = None, domain: str | None = None) -> str:
+           submission: dict[str, Any] | None = None, domain: str | None = None,
+           template: ProgramTemplate | None = None) -> str:
     """The context every prompt starts with (see the module docstring). It is the same for every node of
     an episode, so a server that caches prompt prefixes (llama.cpp) reads it once; what changes (the
-    budget left, see :func:`budget`) goes at the end of the prompt."""
+    budget left, see :func:`budget`) goes at the end of the prompt. With a ``template`` (fill-in mode) the
+    program is shown with its fixed lines around the model's part instead of as an outline."""
     direction = "lower is better" if lower_is_better else "higher is better"
-    hint = METRIC_HINTS.get(metric, "")
+    hint = METRIC_HINTS.get(metric, "") if template is None else "The harness computes it on the held-out rows."
     return (
         f"# Task\n{task_brief(task)}\n\n"
         "# Data files (exact paths, relative to the folder the program runs in)\n"
@@ -105,7 +127,8 @@ def header(task: str, data_preview: str, metric: str, lower_is_better: bool, tim
         f"# Submission\n{submission_facts(submission)}\n\n"
         f"# Metric\n{metric} ({direction}). {hint} Each program may run for at most {timeout:.0f} seconds.\n\n"
         + (f"# Suggested first approach\n{approach(domain, submission)}\n\n" if domain in APPROACHES else "")
-        + f"# Program outline\n```python\n{skeleton(submission, data_preview)}\n```"
+        + (f"# Program outline\n```python\n{skeleton(submission, data_preview)}\n```" if template is None else
+           f"# The program (the harness writes every line but your part)\n```python\n{template.outline()}\n```")
     )
 
 
@@ -125,7 +148,8 @@ def memory(journal: Journal, limit: int) -> str:
     for node in journal.nodes:
         outcome = (f"validation score {node.score:.5g}" if not node.buggy
                    else f"buggy, {classify(node)}: {node.bug_reason[:120]}")
-        lines.append(f"- node {node.id} ({node.operator}): {node.plan[:160].strip()} -> {outcome}")
+        plan = " ".join(node.plan.replace("#", " ").replace("*", "").split())  # one line, no markdown
+        lines.append(f"- node {node.id} ({node.operator}): {plan[:160]} -> {outcome}")
     text = "\n".join(lines)
     if len(text) <= limit:
         return text
@@ -134,20 +158,35 @@ def memory(journal: Journal, limit: int) -> str:
 
 CHECKLIST = ("Before answering, check that the program (1) makes X_valid and y_valid with train_test_split, "
              "(2) prints `VALIDATION_SCORE: <number>`, (3) writes ./submission/submission.csv.")
+CHECKLIST_FILL = ("Before answering, check that your part defines every name the program leaves as ... (X, X_test, "
+                  "model), uses only columns that exist in the data files, and turns every text or image into "
+                  "numbers.")
 
 
-def draft(context: str, past: str) -> str:
+def _checklist(fill: bool) -> str:
+    return CHECKLIST_FILL if fill else CHECKLIST
+
+
+def _code(node: Node, fill: bool) -> str:
+    """The node's program as the prompt shows it: the model's part only in fill-in mode."""
+    return part_of(node.code) if fill else node.code
+
+
+def draft(context: str, past: str, fill: bool = False) -> str:
+    follow = ("Write your part of the program" if fill else "Follow the program outline")
     return (f"{context}\n\n# Earlier attempts\n{past or '(none yet)'}\n\n# Instructions\n"
-            "Write a new, simple but solid first solution, different from the earlier attempts. Follow the "
-            f"program outline and use the exact file and column names above. {CHECKLIST}")
+            f"Write a new, simple but solid first solution, different from the earlier attempts. {follow} and use "
+            f"the exact file and column names above. {_checklist(fill)}")
 
 
-def improve(context: str, past: str, node: Node, output_chars: int) -> str:
-    return (f"{context}\n\n# Earlier attempts\n{past}\n\n# The program to improve (validation score {node.score})\n"
-            f"```python\n{node.code}\n```\n\n# Its output\n{clip(node.output, output_chars)}\n\n"
+def improve(context: str, past: str, node: Node, output_chars: int, fill: bool = False) -> str:
+    what = "Your part of the program to improve" if fill else "The program to improve"
+    write = ("write your whole improved part." if fill else "write the whole improved program. Keep the "
+             "VALIDATION_SCORE line and the submission file exactly as they are.")
+    return (f"{context}\n\n# Earlier attempts\n{past}\n\n# {what} (validation score {node.score})\n"
+            f"```python\n{_code(node, fill)}\n```\n\n# Its output\n{clip(node.output, output_chars)}\n\n"
             "# Instructions\nPropose ONE specific change that should improve the validation score (better "
-            "features, model, hyperparameters or validation), explain it in the plan, and write the whole "
-            "improved program. Keep the VALIDATION_SCORE line and the submission file exactly as they are.")
+            f"features, model or hyperparameters), explain it in the plan, and {write}")
 
 
 FIX_HINTS = {
@@ -163,7 +202,7 @@ FIX_HINTS = {
 }
 
 
-def debug(context: str, node: Node, output_chars: int) -> str:
+def debug(context: str, node: Node, output_chars: int, fill: bool = False) -> str:
     """The prompt to fix ``node``: its code, what went wrong (class, reason, the validator's message), a
     hint for that class and the end of its output (the traceback's tail when there is one)."""
     kind = classify(node)
@@ -174,8 +213,10 @@ def debug(context: str, node: Node, output_chars: int) -> str:
         problem += f"\nThe validator said: {node.validation}"
     output = node.output
     tail = traceback_tail(output) if "Traceback (most recent call last)" in output else clip(output, output_chars)
-    return (f"{context}\n\n# The program that failed\n```python\n{node.code}\n```\n\n"
+    what = "Your part of the program that failed" if fill else "The program that failed"
+    write = "your whole corrected part" if fill else "the whole corrected program"
+    return (f"{context}\n\n# {what}\n```python\n{_code(node, fill)}\n```\n\n"
             f"# What went wrong ({kind})\n{problem}\n{FIX_HINTS.get(kind, '')}\n\n# The end of its output\n"
             f"{clip(tail, output_chars)}"
-            "\n\n# Instructions\nFind the bug, explain the fix in one or two sentences, and write the whole "
-            f"corrected program. {CHECKLIST}")
+            "\n\n# Instructions\nFind the bug, explain the fix in one or two sentences, and write "
+            f"{write}. {_checklist(fill)}")

@@ -10,6 +10,7 @@ from pathlib import Path
 from llm_fixture import llm_base_url  # noqa: F401 - a pytest fixture
 
 import mle_env
+from mle_env.agents.program_template import BEGIN
 from mle_env.recording import read_trajectory
 
 
@@ -31,6 +32,7 @@ def test_aide_llm_proposer_records_real_completions(
         call = node["llm"][0]
         assert call["content"].strip() and call["prompt_tokens"] > 100 and call["completion_tokens"] > 0
         assert node["code"] or node["bug_reason"]
+        assert not node["code"] or BEGIN in node["code"]  # "auto": house prices' programs are filled in
     calls = [call for r in read_trajectory(Path(result.trajectory)) if r["type"] == "step"
              for call in r.get("policy", {}).get("llm", [])]
     if any(n["code"] for n in nodes):  # a node without code runs nothing, so its completion waits for the next

@@ -4,12 +4,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from mle_env.agents import AgentError
+from mle_env.agents.program_template import part_of
 from mle_env.scaffolds.aide import prompts
 from mle_env.scaffolds.aide.failures import classify, classify_error, classify_validation, counts, traceback_tail
 from mle_env.scaffolds.aide.journal import Journal, Node
@@ -47,7 +50,7 @@ def context(journal: Journal, time_left: float = 400, nodes_left: int = 3) -> Se
 
 # --- prompts ----------------------------------------------------------------------------------------
 def test_draft_prompt_states_paths_header_metric_and_budget_last(tmp_path: Path) -> None:
-    proposer = LLMProposer(llm=FakeLLM(8192))
+    proposer = LLMProposer(llm=FakeLLM(8192), program="whole")
     prompt = proposer.prompt("draft", None, context(Journal(tmp_path / "j.jsonl", {})))
     assert "./data/train.csv: 1164 rows" in prompt and "./submission/submission.csv" in prompt
     assert "header must be exactly `Id,SalePrice`" in prompt and "dtype={'Id': str}" in prompt
@@ -58,6 +61,39 @@ def test_draft_prompt_states_paths_header_metric_and_budget_last(tmp_path: Path)
     assert "# Actions" not in prompt and "reference board" not in prompt and "Predict the price." in prompt
     assert prompt.rstrip().endswith("3 program(s) may still be tried.")
     assert prompt.index("# Program outline") < prompt.index("# Budget")
+
+
+def test_fill_in_prompts_show_the_fixed_lines_and_only_the_models_part(tmp_path: Path) -> None:
+    proposer = LLMProposer(llm=FakeLLM(8192))  # "auto": house prices has a template (one target, RMSLE)
+    ctx = context(Journal(tmp_path / "j.jsonl", {}))
+    template = proposer.template(ctx)
+    assert template is not None and proposer.system(ctx) == prompts.SYSTEM_FILL
+    draft = proposer.prompt("draft", None, ctx)
+    assert template.outline() in draft and "# >>> YOUR PART: replace each ..." in draft
+    assert "X_test = ...  # the features of the rows of test" in draft
+    assert "mean_squared_log_error(y_valid, predict(X_valid)) ** 0.5" in draft  # the harness scores RMSLE
+    assert "Write your part of the program" in draft and "(X, X_test, model)" in draft
+    assert draft.rstrip().endswith("3 program(s) may still be tried.")
+    assert "y = train['SalePrice']" in template.head and template.slots == ("X", "X_test", "model")
+    part = "model = Ridge()\nX = train[['LotArea']]\nX_test = test[['LotArea']]"
+    # a reply that copies the fixed lines (as small models do) has the copies taken out
+    copied = f"{template.head}\n{part}\nmodel.fit(X_train, y_train)  # fit\n{template.tail}"
+    assert part_of(template.assemble(copied)) == part
+    node = Node(0, "draft", plan="# Plan\n1. **Ridge** on the lot area", code=template.assemble(part), exit_code=1,
+                output_head="Traceback (most recent call last):\nKeyError: 'LotArea'\n",
+                bug_reason="the program failed with exit code 1: KeyError: 'LotArea'")
+    ctx.journal.nodes.append(node)
+    for text in (proposer.prompt("debug", node, ctx), proposer.prompt("improve", node, ctx)):
+        assert f"```python\n{part}\n```" in text and "your part" in text.lower()
+        assert text.count("VALIDATION_SCORE") == 1  # the fixed lines once (the outline), not the node's copy
+    assert "- node 0 (draft): Plan 1. Ridge on the lot area -> buggy" in proposer.prompt("draft", None, ctx)
+    assert LLMProposer(llm=FakeLLM(8192), program="whole").template(ctx) is None
+    with pytest.raises(AgentError, match="program must be one of"):
+        LLMProposer(llm=FakeLLM(8192), program="half")
+    multi = dataclasses.replace(ctx, submission={**SUBMISSION, "targets": ["a", "b"]})
+    assert LLMProposer(llm=FakeLLM(8192)).template(multi) is None  # auto: whole programs there
+    with pytest.raises(AgentError, match="program='fill' needs"):
+        LLMProposer(llm=FakeLLM(8192), program="fill").template(multi)
 
 
 def test_time_short_says_so() -> None:

@@ -16,6 +16,7 @@ from mle_env.agents.llm import LLMClient, LLMConfig, LLMError, ToolCall
 from mle_env.agents.react import (
     CORRECTION,
     REPEAT,
+    RERUN,
     History,
     ReactPolicy,
     Turn,
@@ -137,6 +138,20 @@ def test_repeating_a_failed_action_gets_one_correction(fake_llm: FakeOpenAI) -> 
     assert len(fake_llm.requests) == 3 and policy.annotations()["react"] == {"source": "correction"}
 
 
+def test_rerunning_an_earlier_action_gets_one_correction(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+    """A real 1.5B loop: ls, then mkdir, then ls again, though both succeeded."""
+    for reply in ("```bash\nls data\n```", "```bash\nmkdir -p submission\n```", "```bash\nls data\n```",
+                  "```python\nprint(1)\n```"):
+        fake_llm.reply(200, chat_body(reply))
+    policy = policy_for(fake_llm.url)
+    policy.reset(obs(), {})
+    assert policy.act(obs(), {})["code"] == "ls data\n"
+    assert policy.act(obs("shell", stdout="train.csv"), {})["code"] == "mkdir -p submission\n"
+    assert policy.act(obs("shell"), {}) == {"type": "python", "code": "print(1)\n"}
+    assert fake_llm.requests[3]["messages"][-1] == {"role": "user", "content": RERUN}
+    assert policy.annotations()["react"] == {"source": "correction"}
+
+
 def test_an_unreachable_server_costs_steps_then_raises() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -204,6 +219,9 @@ def test_the_harness_previews_the_data_and_the_task_states_the_submission_rules(
     task, shown = fake_llm.requests[0]["messages"][1]["content"], fake_llm.requests[0]["messages"][2]["content"]
     assert task.startswith("Predict y from x.") and "header must be exactly `id,great`" in task
     assert "auc (higher is better)" in task and "roc_auc_score" in task and "# How to proceed" in task
+    # the competition's fill-in program: the fixed lines around the names the model completes
+    assert "\nX_test = ...  # the features of " in task and "roc_auc_score(y_valid, predict(" in task
+    assert "sub[['id', 'great']].to_csv('./submission/submission.csv', index=False)" in task
     assert shown.startswith("(The harness ran shell itself.)") and preview in shown
 
 

@@ -1,0 +1,199 @@
+"""A fill-in program for one competition: the harness writes the lines every solution needs (imports,
+reading the data, the hold-out split, fitting, the competition's metric, the submission file) and the
+model writes only the middle: features and an estimator.
+
+Small models (Qwen2.5-Coder-1.5B) given only an outline write plausible programs that use names they never
+defined (``X_valid``, ``y_train``), print another metric than the competition's, or write the submission
+in the wrong shape; with the fixed lines in place they only have to get the features and the model right.
+The fixed lines also turn what small models most often leave as text into numbers: raw texts (X one
+text per row) become TF-IDF features; DataFrames keep the columns X and X_test share, with text columns
+one-hot encoded (pandas.get_dummies over both) and gaps filled with 0. A reply that copies the fixed
+lines or does the harness's work itself has those lines taken out (:meth:`ProgramTemplate.cleaned`).
+
+The template exists where the harness knows how to score the metric and the submission has one target
+column (:func:`program_template` returns None otherwise: then the model writes the whole program).
+
+The model's part must define these names:
+
+- ``X``: the features of the training rows (DataFrame, numpy array or sparse matrix);
+- ``y``: their target (set by the fixed lines when the data preview shows it is a column of train.csv);
+- ``X_test``: the features of the test rows, in the order of ``sub``, with the same columns as ``X``;
+- ``model``: an unfitted estimator with scikit-learn's ``fit`` and ``predict`` (``predict_proba`` for
+  probability metrics, when it has one).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+BEGIN = "# ---- your part: begin ----"
+END = "# ---- your part: end ----"
+
+# metric -> (import, how predictions are made from fitted ``model`` on ``X``, the score expression)
+_METRICS = {
+    "auc": ("from sklearn.metrics import roc_auc_score",
+            "model.predict_proba(X)[:, 1] if hasattr(model, 'predict_proba') else model.predict(X)",
+            "roc_auc_score(y_valid, predict(X_valid))"),
+    "log_loss": ("from sklearn.metrics import log_loss",
+                 "np.clip(model.predict_proba(X)[:, 1] if hasattr(model, 'predict_proba') else model.predict(X), "
+                 "1e-6, 1 - 1e-6)", "log_loss(y_valid, predict(X_valid))"),
+    "accuracy": ("from sklearn.metrics import accuracy_score", "model.predict(X)",
+                 "accuracy_score(y_valid, predict(X_valid))"),
+    "f1": ("from sklearn.metrics import f1_score", "model.predict(X)", "f1_score(y_valid, predict(X_valid))"),
+    "rmsle": ("from sklearn.metrics import mean_squared_log_error", "np.clip(model.predict(X), 0, None)",
+              "mean_squared_log_error(y_valid, predict(X_valid)) ** 0.5"),
+    "rmse": ("from sklearn.metrics import mean_squared_error", "model.predict(X)",
+             "mean_squared_error(y_valid, predict(X_valid)) ** 0.5"),
+    "mae": ("from sklearn.metrics import mean_absolute_error", "model.predict(X)",
+            "mean_absolute_error(y_valid, predict(X_valid))"),
+}
+
+# Imported for the model's part: small models often use these without importing them.
+COMMON_IMPORTS = (
+    "from sklearn.model_selection import train_test_split",
+    "from sklearn.feature_extraction.text import TfidfVectorizer",
+    "from sklearn.linear_model import LogisticRegression, Ridge",
+    "from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor, "
+    "RandomForestClassifier, RandomForestRegressor",
+)
+
+_SLOTS = {
+    "X": "the features of the rows of train, all numeric (DataFrame, numpy array or sparse matrix)",
+    "y": "the target of the rows of train",
+    "X_test": "the features of the rows of test (in the order of sub), with the same columns as X",
+    "model": "an unfitted scikit-learn estimator",
+}
+
+
+# Top-level statements of the harness's own work, dropped from a model's part (see ProgramTemplate.cleaned).
+_HARNESS_WORK = re.compile(r"\b(X_train|X_valid|y_train|y_valid)\b|VALIDATION_SCORE|\.to_csv\(|^sub\[|^model\.fit\("
+                           r"|^os\.makedirs\(")
+
+
+def _code_of(line: str) -> str:
+    """A line without its trailing comment (indentation kept), to compare copies of the fixed lines."""
+    return line.split("  #", 1)[0].rstrip()
+
+
+@dataclass(frozen=True)
+class ProgramTemplate:
+    """The fixed lines before (``head``) and after (``tail``) the model's part, and the names the part must
+    define (``slots``: X, X_test and model, and y unless the head sets it)."""
+
+    head: str
+    tail: str
+    slots: tuple[str, ...] = ("X", "y", "X_test", "model")
+    notes: dict[str, str] = field(default_factory=dict)
+    """What the outline says of a name, where this competition's data calls for more than the general words."""
+
+    def assemble(self, part: str) -> str:
+        """The whole program with ``part`` (the model's code) between the markers. Small models often copy
+        the fixed lines into their part, or do the harness's work there (fit, score, write the file): those
+        lines are taken out (see :meth:`cleaned`)."""
+        return f"{self.head}\n{BEGIN}\n{self.cleaned(part)}\n{END}\n{self.tail}\n"
+
+    def cleaned(self, part: str) -> str:
+        """``part`` without copies of the fixed lines (comments aside) and without top-level lines that do the
+        harness's work (they use the hold-out split's names, fit ``model``, print the score or write the
+        submission), as far as what is left still compiles: else without the copies only, else as it is."""
+        fixed = {_code_of(line) for line in (self.head + "\n" + self.tail).splitlines()} - {""}
+        lines = part.strip().splitlines()
+        copies = [line for line in lines if _code_of(line) not in fixed]
+        harness = [line for line in copies if line[:1].isspace() or not _HARNESS_WORK.search(line)]
+        for candidate in (harness, copies):
+            text = "\n".join(candidate).strip()
+            if _compiles(text):
+                return text
+        return part.strip()
+
+    def task(self) -> str:
+        """What the part must do, in words."""
+        return "define " + ", ".join(f"{name} ({_SLOTS[name]})" for name in self.slots)
+
+    def outline(self) -> str:
+        """The program as the model is shown it: the fixed lines around one line per name to define."""
+        notes = {**_SLOTS, **self.notes}
+        slots = "\n".join(f"{name} = ...  # {notes[name]}" for name in self.slots)
+        return (f"{self.head}\n# >>> YOUR PART: replace each ... (add any code these need) <<<\n{slots}\n"
+                f"# >>> end of your part <<<\n{self.tail}")
+
+
+def _compiles(code: str) -> bool:
+    try:
+        compile(code, "<part>", "exec")
+    except SyntaxError:
+        return False
+    return True
+
+
+def part_of(program: str) -> str:
+    """The model's part of an assembled program (the whole text when it has no markers)."""
+    if BEGIN in program and END in program:
+        return program.split(BEGIN, 1)[1].split(END, 1)[0].strip()
+    return program.strip()
+
+
+def program_template(submission: dict[str, Any] | None, metric: str, domain: str | None = None,
+                     data_preview: str = "") -> ProgramTemplate | None:
+    """The template for a competition (its submission spec, metric name, domain, and a data preview or file
+    listing that shows whether the test rows are data/test.csv or files of a folder), or None when the
+    metric or the submission's shape has no template."""
+    submission = submission or {}
+    targets = submission.get("targets") or []
+    if metric not in _METRICS or len(targets) != 1:
+        return None
+    target = targets[0]
+    sample = submission.get("sample") or "sample_submission.csv"
+    id_column = submission.get("id_column")
+    header = submission.get("header") or ([id_column] if id_column else []) + targets
+    ids = f", dtype={{'{id_column}': str}}" if id_column else ""
+    metric_import, prediction, score = _METRICS[metric]
+    lines = ["import os", "import numpy as np", "import pandas as pd", *COMMON_IMPORTS, metric_import]
+    if domain == "image":
+        lines += ["from PIL import Image",
+                  "def load_image(path):  # one image as a flat array of gray levels in [0, 1]",
+                  "    return np.asarray(Image.open(path).convert('L'), dtype=np.float32).ravel() / 255"]
+    files_by_id = ids if domain == "image" else ""  # ids name files (keep their leading zeros)
+    lines.append(f"train = pd.read_csv('./data/train.csv'{files_by_id})  # the training rows")
+    reads_test = "data/test.csv" in data_preview or not data_preview
+    if reads_test:
+        lines.append(f"test = pd.read_csv('./data/test.csv'{files_by_id})  # the rows to predict, in the order of sub")
+    else:
+        folder = "./data/test/" if "data/test/" in data_preview else "./data/"
+        lines.append(f"# the test items are the files in {folder}, one per row of sub, named by sub['{id_column}']"
+                     if id_column else f"# the test items are the files in {folder}, one per row of sub")
+    lines.append(f"sub = pd.read_csv('./data/{sample}'{ids})  # the submission's rows and columns, to fill in")
+    slots, notes = ("X", "y", "X_test", "model"), {}
+    if domain == "image":
+        notes["X"] = _SLOTS["X"] + "; images: stack load_image(path) of each image"
+    if not reads_test:
+        notes["X_test"] = _SLOTS["X_test"].replace("the rows of test (in the order of sub)", "the test items of sub")
+    if re.search(rf"train\.csv:.*\b{re.escape(target)} \(", data_preview):  # the target is a column of train.csv
+        lines.append(f"y = train['{target}']  # the target")
+        slots = ("X", "X_test", "model")
+        if reads_test:
+            notes["X_test"] = _SLOTS["X_test"] + f" (test has no '{target}' column: drop it from train only)"
+    tail = [
+        "if np.ndim(X) == 1 and len(X) and isinstance(np.asarray(X)[0], str):  # raw texts: TF-IDF features",
+        "    vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)",
+        "    X, X_test = vectorizer.fit_transform(X), vectorizer.transform(X_test)",
+        "if isinstance(X, pd.DataFrame) and isinstance(X_test, pd.DataFrame):  # the shared columns, text one-hot",
+        "    shared = [c for c in X.columns if c in X_test.columns]",
+        "    both = pd.get_dummies(pd.concat([X[shared], X_test[shared]])).fillna(0)",
+        "    X, X_test = both[:len(X)], both[len(X):]",
+        "assert np.shape(X_test)[0] == len(sub), f'X_test has {np.shape(X_test)[0]} rows, the submission {len(sub)}'",
+        "assert np.shape(X)[0] == len(y), f'X has {np.shape(X)[0]} rows, y {len(y)}'",
+        "X_train, X_valid, y_train, y_valid = train_test_split(X, y, test_size=0.2, random_state=0)",
+        "model.fit(X_train, y_train)",
+        "def predict(X):",
+        f"    return {prediction}",
+        f"score = {score}",
+        "print(f'VALIDATION_SCORE: {score:.6f}')",
+        "model.fit(X, y)  # refit on every training row",
+        f"sub['{target}'] = predict(X_test)",
+        "os.makedirs('./submission', exist_ok=True)",
+        f"sub[{header!r}].to_csv('./submission/submission.csv', index=False)",
+    ]
+    return ProgramTemplate(head="\n".join(lines), tail="\n".join(tail), slots=slots, notes=notes)

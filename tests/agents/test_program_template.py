@@ -1,0 +1,154 @@
+"""The fill-in program template: assembled with a model's part it runs in a real episode, prints the
+competition's metric on held-out rows and writes a submission the validator accepts; a broken part fails
+with a message that names the problem; competitions without a template get None."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mle_env
+from mle_env.agents.program_template import BEGIN, END, part_of, program_template
+from mle_env.agents.scripted import validation_score
+from mle_env.text_interface import extract_code
+
+# Real replies of Qwen2.5-Coder-1.5B in fill-in mode (benchmarks/llm_agents.py), with what the program did then.
+RECORDED = [json.loads(line) for line in (Path(__file__).parent / "data" / "completions_fill.jsonl").read_text()
+            .splitlines() if line.strip()]
+
+PARTS = {
+    "practice-house-prices": (
+        "from sklearn.ensemble import HistGradientBoostingRegressor\n"
+        "cols = [c for c in test.columns if c != 'Id']\n"
+        "both = pd.get_dummies(pd.concat([train[cols], test[cols]])).fillna(0)\n"
+        "X, X_test, y = both[:len(train)], both[len(train):], train['SalePrice']\n"
+        "model = HistGradientBoostingRegressor(max_iter=50)"),
+    "practice-fine-food-reviews": (  # TfidfVectorizer: imported by the fixed lines
+        "from sklearn.linear_model import LogisticRegression\n"
+        "vectorizer = TfidfVectorizer(min_df=2)\n"
+        "X = vectorizer.fit_transform(train['review'])\nX_test = vectorizer.transform(test['review'])\n"
+        "y = train['great']\nmodel = LogisticRegression(max_iter=300)"),
+    "practice-mnist-digits": (
+        "from sklearn.linear_model import LogisticRegression\n"
+        "def load(folder, ids):\n"
+        "    return np.stack([np.asarray(Image.open(f'./data/{folder}/{i}.png'), dtype=np.float32).ravel() / 255"
+        " for i in ids])\n"
+        "X, y, X_test = load('train', train['id']), train['label'], load('test', sub['id'])\n"
+        "model = LogisticRegression(max_iter=100)"),
+}
+
+
+def _defined(part: str) -> list[str]:
+    """The names of X, y, X_test, model that the part's top-level statements assign."""
+    names = {n.id for node in ast.parse(part).body if isinstance(node, ast.Assign)
+             for target in node.targets for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return sorted(names & {"X", "y", "X_test", "model"})
+
+
+def _run(cid: str, part: str) -> tuple[dict[str, Any], str, str]:
+    """Run the assembled program in a fresh episode: its observation, the validator's verdict, the program."""
+    env = mle_env.make(cid, sandbox="local", time_limit=600)
+    try:
+        obs, info = env.reset(seed=0)
+        template = program_template(info["submission"], info["metric"]["name"], info["domain"], obs["files"])
+        assert template is not None
+        program = template.assemble(part)
+        ran = env.step({"type": "python", "code": program, "timeout": 300})[0]
+        verdict = env.step({"type": "validate"})[0]["stdout"].strip()
+        return ran, verdict, program
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("cid", sorted(PARTS))
+def test_a_filled_in_template_scores_itself_and_writes_a_valid_submission(practice_home: Path, cid: str) -> None:
+    ran, verdict, program = _run(cid, PARTS[cid])
+    assert int(ran["exit_code"]) == 0, ran["stderr"][-500:]
+    score = validation_score(ran["stdout"])
+    assert score is not None and verdict == "valid"
+    # the competition's metric: RMSLE of a boosted model is well under 1; AUC and accuracy are far above chance
+    assert (score < 0.3) if cid == "practice-house-prices" else (score > 0.75)
+    assert part_of(program) == PARTS[cid] and program.index(BEGIN) < program.index("VALIDATION_SCORE")
+
+
+def test_a_part_with_the_wrong_test_rows_fails_with_a_message_naming_them(practice_home: Path) -> None:
+    part = PARTS["practice-fine-food-reviews"].replace("X_test = vectorizer.transform(test['review'])",
+                                                       "X_test = vectorizer.transform(train['review'])")
+    ran, verdict, _ = _run("practice-fine-food-reviews", part)
+    assert int(ran["exit_code"]) != 0 and "X_test has 4000 rows, the submission 1000" in ran["stderr"]
+    assert verdict != "valid"
+
+
+def test_template_fits_the_data_layout_and_declines_what_it_cannot_score() -> None:
+    one = {"header": ["id", "y"], "id_column": "id", "targets": ["y"], "sample": "sample_submission.csv"}
+    csv = program_template(one, "auc", "tabular", "data/test.csv  1 KB")
+    assert csv is not None and "test = pd.read_csv('./data/test.csv')" in csv.head
+    assert "predict_proba" in csv.tail and "roc_auc_score" in csv.head
+    folder = program_template(one, "accuracy", "image", "data/test/  10 files")
+    assert folder is not None and "read_csv('./data/test.csv'" not in folder.head
+    assert "from PIL import Image" in folder.head and "dtype={'id': str}" in folder.head
+    assert "np.clip(model.predict(X), 0, None)" in program_template(one, "rmsle").tail  # type: ignore[union-attr]
+    assert program_template({**one, "targets": ["a", "b"]}, "auc") is None  # several target columns
+    assert program_template(one, "map@3") is None  # a metric the harness does not score
+    assert "YOUR PART" in csv.outline() and BEGIN not in csv.outline() and END not in csv.outline()
+    assert part_of("no markers\n") == "no markers"
+
+
+def test_copies_of_the_fixed_lines_and_the_harness_work_are_taken_out_of_a_part() -> None:
+    """Real 1.5B habits: the reply repeats the outline, or scores and writes the submission itself."""
+    one = {"header": ["Id", "SalePrice"], "id_column": "Id", "targets": ["SalePrice"],
+           "sample": "sample_submission.csv"}
+    template = program_template(one, "rmsle", "tabular", "./data/train.csv: Id (number), SalePrice (number)\n"
+                                                         "./data/test.csv: Id (number)")
+    assert template is not None and "y = train['SalePrice']" in template.head
+    features = "X = train.drop(columns=['Id', 'SalePrice'])\nX_test = test.drop(columns=['Id'])\nmodel = Ridge()"
+    reply = (f"{template.head}\n{features}\n"
+             "X_train, X_valid, y_train, y_valid = train_test_split(X, y, test_size=0.25)\n"
+             "model.fit(X_train, y_train)\nscore = mean_squared_log_error(y_valid, model.predict(X_valid)) ** 0.5\n"
+             "print('VALIDATION_SCORE:', score)\nsub['SalePrice'] = model.predict(X_test)\n"
+             "sub.to_csv('./submission/submission.csv', index=False)")
+    assert template.cleaned(reply) == features
+    assert part_of(template.assemble(reply)) == features
+    # an indented line is kept, and so is the reply as it is when taking lines out breaks it
+    looped = "for c in ['a']:\n    sub[c] = 1\nX = 1"
+    assert template.cleaned(looped) == looped
+    broken = "sub['SalePrice'] = (\n    1)\nX = 2"
+    assert template.cleaned(broken) == broken
+
+
+@pytest.mark.parametrize("record", RECORDED, ids=[f"{r['competition']}-{r['operator']}-{r['ran']['failure']}-{i}"
+                                                  for i, r in enumerate(RECORDED)])
+def test_recorded_replies_become_parts_without_the_harness_work(record: dict[str, Any]) -> None:
+    _, code = extract_code(record["content"])
+    template = program_template(*(_TEMPLATE_INPUTS[record["competition"]]))
+    assert template is not None
+    part = template.cleaned(code)
+    compile(part, "<part>", "exec")
+    assert "VALIDATION_SCORE" not in part and "to_csv" not in part and "train_test_split(" not in part
+    assert _defined(part) == record["expect"]["defines"]
+
+
+def test_recorded_text_replies_run_to_a_valid_submission(practice_home: Path) -> None:
+    """The reply that crashed on raw text (the old template) and the one that worked both give a valid file."""
+    texts = [r for r in RECORDED if r["competition"] == "practice-fine-food-reviews" and r["operator"] == "draft"]
+    assert [r["ran"]["failure"] for r in texts] == ["crash", "ok"]
+    for record in texts:
+        ran, verdict, _ = _run(record["competition"], extract_code(record["content"])[1])
+        assert int(ran["exit_code"]) == 0 and verdict == "valid", ran["stderr"][-300:]
+        assert validation_score(ran["stdout"]) > 0.8  # type: ignore[operator]
+
+
+_TEMPLATE_INPUTS = {
+    "practice-house-prices": ({"header": ["Id", "SalePrice"], "id_column": "Id", "targets": ["SalePrice"],
+                               "sample": "sample_submission.csv"}, "rmsle", "tabular",
+                              "./data/train.csv: 1164 rows, 81 columns: Id (number), SalePrice (number)\n"
+                              "./data/test.csv: 292 rows"),
+    "practice-fine-food-reviews": ({"header": ["id", "great"], "id_column": "id", "targets": ["great"],
+                                    "sample": "sample_submission.csv"}, "auc", "text",
+                                   "./data/train.csv: 4000 rows, 4 columns: id (text), review (text), great (number)\n"
+                                   "./data/test.csv: 1000 rows"),
+}
