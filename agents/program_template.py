@@ -6,8 +6,10 @@ Small models (Qwen2.5-Coder-1.5B) given only an outline write plausible programs
 defined (``X_valid``, ``y_train``), print another metric than the competition's, or write the submission
 in the wrong shape; with the fixed lines in place they only have to get the features and the model right.
 The fixed lines also turn what small models most often leave as text into numbers: raw texts (X one
-text per row) become TF-IDF features; DataFrames keep the columns X and X_test share, with text columns
-one-hot encoded (pandas.get_dummies over both) and gaps filled with 0. A reply that copies the fixed
+text per row) become TF-IDF features; DataFrames keep the columns X and X_test share, with text columns of
+at most :data:`MAX_ONE_HOT` values one-hot encoded (pandas.get_dummies over both), other text columns
+dropped and gaps filled with 0. The validation score is the metric's plain call (no per-competition
+parameters: metrics that need some, such as f1's average, have no template). A reply that copies the fixed
 lines or does the harness's work itself has those lines taken out (:meth:`ProgramTemplate.cleaned`).
 
 The template exists where the harness knows how to score the metric and the submission has one target
@@ -24,6 +26,7 @@ The model's part must define these names:
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,24 +34,29 @@ from typing import Any
 BEGIN = "# ---- your part: begin ----"
 END = "# ---- your part: end ----"
 
-# metric -> (import, how predictions are made from fitted ``model`` on ``X``, the score expression)
+# metric -> (import, how predictions are made from fitted ``model`` on ``X``, the score expression, a check
+# of the model before it is fitted). Metrics with parameters a plain call would get wrong (f1's average, a
+# scored-rows mask) have no template.
+_PROBABILITY = ("model.predict_proba(X)[:, 1] if hasattr(model, 'predict_proba') else model.decision_function(X) "
+                "if hasattr(model, 'decision_function') else model.predict(X)")
 _METRICS = {
-    "auc": ("from sklearn.metrics import roc_auc_score",
-            "model.predict_proba(X)[:, 1] if hasattr(model, 'predict_proba') else model.predict(X)",
-            "roc_auc_score(y_valid, predict(X_valid))"),
-    "log_loss": ("from sklearn.metrics import log_loss",
-                 "np.clip(model.predict_proba(X)[:, 1] if hasattr(model, 'predict_proba') else model.predict(X), "
-                 "1e-6, 1 - 1e-6)", "log_loss(y_valid, predict(X_valid))"),
+    "auc": ("from sklearn.metrics import roc_auc_score", _PROBABILITY, "roc_auc_score(y_valid, predict(X_valid))", ""),
+    "log_loss": ("from sklearn.metrics import log_loss", "np.clip(model.predict_proba(X)[:, 1], 1e-6, 1 - 1e-6)",
+                 "log_loss(y_valid, predict(X_valid))",
+                 "assert hasattr(model, 'predict_proba'), 'log loss needs probabilities: use a model with "
+                 "predict_proba (e.g. LogisticRegression)'"),
     "accuracy": ("from sklearn.metrics import accuracy_score", "model.predict(X)",
-                 "accuracy_score(y_valid, predict(X_valid))"),
-    "f1": ("from sklearn.metrics import f1_score", "model.predict(X)", "f1_score(y_valid, predict(X_valid))"),
+                 "accuracy_score(y_valid, predict(X_valid))", ""),
     "rmsle": ("from sklearn.metrics import mean_squared_log_error", "np.clip(model.predict(X), 0, None)",
-              "mean_squared_log_error(y_valid, predict(X_valid)) ** 0.5"),
+              "mean_squared_log_error(y_valid, predict(X_valid)) ** 0.5", ""),
     "rmse": ("from sklearn.metrics import mean_squared_error", "model.predict(X)",
-             "mean_squared_error(y_valid, predict(X_valid)) ** 0.5"),
+             "mean_squared_error(y_valid, predict(X_valid)) ** 0.5", ""),
     "mae": ("from sklearn.metrics import mean_absolute_error", "model.predict(X)",
-            "mean_absolute_error(y_valid, predict(X_valid))"),
+            "mean_absolute_error(y_valid, predict(X_valid))", ""),
 }
+
+# Text columns with more distinct values than this are dropped from a DataFrame X rather than one-hot encoded.
+MAX_ONE_HOT = 50
 
 # Imported for the model's part: small models often use these without importing them.
 COMMON_IMPORTS = (
@@ -67,14 +75,25 @@ _SLOTS = {
 }
 
 
-# Top-level statements of the harness's own work, dropped from a model's part (see ProgramTemplate.cleaned).
-_HARNESS_WORK = re.compile(r"\b(X_train|X_valid|y_train|y_valid)\b|VALIDATION_SCORE|\.to_csv\(|^sub\[|^model\.fit\("
-                           r"|^os\.makedirs\(")
+_SPLIT_NAMES = {"X_train", "X_valid", "y_train", "y_valid"}
 
 
-def _code_of(line: str) -> str:
-    """A line without its trailing comment (indentation kept), to compare copies of the fixed lines."""
-    return line.split("  #", 1)[0].rstrip()
+def _harness_work(node: ast.stmt) -> bool:
+    """Whether a top-level statement of a part does what the fixed lines do (see ProgramTemplate.cleaned)."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and n.id in _SPLIT_NAMES:
+            return True
+        on_model = isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "model"
+        if on_model and (n.attr in ("fit", "score") or n.attr.startswith("predict")):  # type: ignore[union-attr]
+            return True
+        if isinstance(n, ast.Attribute) and n.attr in ("to_csv", "makedirs"):
+            return True
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and "VALIDATION_SCORE" in n.value:
+            return True
+        if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) \
+                and n.value.id == "sub":
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -95,18 +114,33 @@ class ProgramTemplate:
         return f"{self.head}\n{BEGIN}\n{self.cleaned(part)}\n{END}\n{self.tail}\n"
 
     def cleaned(self, part: str) -> str:
-        """``part`` without copies of the fixed lines (comments aside) and without top-level lines that do the
-        harness's work (they use the hold-out split's names, fit ``model``, print the score or write the
-        submission), as far as what is left still compiles: else without the copies only, else as it is."""
-        fixed = {_code_of(line) for line in (self.head + "\n" + self.tail).splitlines()} - {""}
-        lines = part.strip().splitlines()
-        copies = [line for line in lines if _code_of(line) not in fixed]
-        harness = [line for line in copies if line[:1].isspace() or not _HARNESS_WORK.search(line)]
-        for candidate in (harness, copies):
-            text = "\n".join(candidate).strip()
-            if _compiles(text):
-                return text
-        return part.strip()
+        """``part`` without the top-level statements that copy a fixed one (comments aside) or do the
+        harness's work: use the hold-out split's names, fit or predict with ``model``, print the score, write
+        files or fill ``sub``; and without the statements that then use what those defined. When what is left
+        no longer defines every name the part must (or ``part`` is not valid Python), ``part`` as it is."""
+        try:
+            tree = ast.parse(part)
+        except SyntaxError:
+            return part.strip()
+        fixed = {ast.unparse(node) for node in ast.parse(self.head + "\n" + self.tail).body}
+        lines = part.splitlines()
+        dropped: set[str] = set()  # names assigned by dropped statements
+        keep: list[ast.stmt] = []
+        for node in tree.body:
+            loads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+            stores = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            if ast.unparse(node) in fixed:  # a copy: the fixed lines define the same names
+                continue
+            if _harness_work(node) or loads & dropped:
+                dropped |= stores - set(self.slots)
+                continue
+            dropped -= stores
+            keep.append(node)
+        text = "\n".join("\n".join(lines[n.lineno - 1 - len(getattr(n, "decorator_list", [])):n.end_lineno])
+                         for n in keep).strip()
+        assigned = {n.id for node in keep for n in ast.walk(node) if isinstance(n, ast.Name)
+                    and isinstance(n.ctx, ast.Store)}
+        return text if set(self.slots) <= assigned else part.strip()
 
     def task(self) -> str:
         """What the part must do, in words."""
@@ -120,14 +154,6 @@ class ProgramTemplate:
                 f"# >>> end of your part <<<\n{self.tail}")
 
 
-def _compiles(code: str) -> bool:
-    try:
-        compile(code, "<part>", "exec")
-    except SyntaxError:
-        return False
-    return True
-
-
 def part_of(program: str) -> str:
     """The model's part of an assembled program (the whole text when it has no markers)."""
     if BEGIN in program and END in program:
@@ -138,53 +164,68 @@ def part_of(program: str) -> str:
 def program_template(submission: dict[str, Any] | None, metric: str, domain: str | None = None,
                      data_preview: str = "") -> ProgramTemplate | None:
     """The template for a competition (its submission spec, metric name, domain, and a data preview or file
-    listing that shows whether the test rows are data/test.csv or files of a folder), or None when the
-    metric or the submission's shape has no template."""
+    listing that shows whether there is a data/train.csv and whether the test rows are data/test.csv or files
+    of a folder), or None when the metric, the submission's shape or the data's layout has no template."""
     submission = submission or {}
     targets = submission.get("targets") or []
     if metric not in _METRICS or len(targets) != 1:
         return None
+    if data_preview and not re.search(r"(^|[\s/])data/train\.csv\b", data_preview):
+        return None  # the training rows are not one table the fixed lines can read
     target = targets[0]
     sample = submission.get("sample") or "sample_submission.csv"
     id_column = submission.get("id_column")
     header = submission.get("header") or ([id_column] if id_column else []) + targets
     ids = f", dtype={{'{id_column}': str}}" if id_column else ""
-    metric_import, prediction, score = _METRICS[metric]
+    metric_import, prediction, score, check = _METRICS[metric]
     lines = ["import os", "import numpy as np", "import pandas as pd", *COMMON_IMPORTS, metric_import]
     if domain == "image":
         lines += ["from PIL import Image",
-                  "def load_image(path):  # one image as a flat array of gray levels in [0, 1]",
-                  "    return np.asarray(Image.open(path).convert('L'), dtype=np.float32).ravel() / 255"]
+                  "def load_image(path, size=None):  # one image as a flat array of gray levels in [0, 1]",
+                  "    image = Image.open(path).convert('L')",
+                  "    return np.asarray(image.resize(size) if size else image, dtype=np.float32).ravel() / 255"]
     files_by_id = ids if domain == "image" else ""  # ids name files (keep their leading zeros)
     lines.append(f"train = pd.read_csv('./data/train.csv'{files_by_id})  # the training rows")
     reads_test = "data/test.csv" in data_preview or not data_preview
     if reads_test:
         lines.append(f"test = pd.read_csv('./data/test.csv'{files_by_id})  # the rows to predict, in the order of sub")
     else:
-        folder = "./data/test/" if "data/test/" in data_preview else "./data/"
-        lines.append(f"# the test items are the files in {folder}, one per row of sub, named by sub['{id_column}']"
-                     if id_column else f"# the test items are the files in {folder}, one per row of sub")
+        folder = re.search(r"data/(test[^/\s]*)/", data_preview)
+        where = f"./data/{folder.group(1)}/" if folder else "./data/"
+        lines.append(f"# the test items are the files in {where}, one per row of sub, named by sub['{id_column}']"
+                     if id_column else f"# the test items are the files in {where}, one per row of sub")
     lines.append(f"sub = pd.read_csv('./data/{sample}'{ids})  # the submission's rows and columns, to fill in")
     slots, notes = ("X", "y", "X_test", "model"), {}
     if domain == "image":
-        notes["X"] = _SLOTS["X"] + "; images: stack load_image(path) of each image"
+        notes["X"] = _SLOTS["X"] + ("; images: stack load_image(path) of each image (size=(64, 64) when their "
+                                    "sizes differ)")
     if not reads_test:
         notes["X_test"] = _SLOTS["X_test"].replace("the rows of test (in the order of sub)", "the test items of sub")
-    if re.search(rf"train\.csv:.*\b{re.escape(target)} \(", data_preview):  # the target is a column of train.csv
+    if re.search(rf"(?m)^(\./)?data/train\.csv:.*\b{re.escape(target)} \(", data_preview):  # a column of train
         lines.append(f"y = train['{target}']  # the target")
         slots = ("X", "X_test", "model")
         if reads_test:
             notes["X_test"] = _SLOTS["X_test"] + f" (test has no '{target}' column: drop it from train only)"
     tail = [
-        "if np.ndim(X) == 1 and len(X) and isinstance(np.asarray(X)[0], str):  # raw texts: TF-IDF features",
+        "def is_text(values):",
+        "    return np.ndim(values) == 1 and pd.api.types.infer_dtype(np.asarray(values, dtype=object), "
+        "skipna=True) == 'string'",
+        "if is_text(X):  # raw texts: TF-IDF features",
         "    vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)",
-        "    X, X_test = vectorizer.fit_transform(X), vectorizer.transform(X_test)",
-        "if isinstance(X, pd.DataFrame) and isinstance(X_test, pd.DataFrame):  # the shared columns, text one-hot",
+        "    X = vectorizer.fit_transform(pd.Series(X).fillna('').astype(str))",
+        "    X_test = vectorizer.transform(pd.Series(X_test).fillna('').astype(str))",
+        "if isinstance(X, pd.Series):  # one feature column",
+        "    X, X_test = X.to_frame(), pd.Series(X_test).to_frame(X.name)",
+        "if isinstance(X, pd.DataFrame) and isinstance(X_test, pd.DataFrame):  # shared columns, text one-hot",
         "    shared = [c for c in X.columns if c in X_test.columns]",
-        "    both = pd.get_dummies(pd.concat([X[shared], X_test[shared]])).fillna(0)",
-        "    X, X_test = both[:len(X)], both[len(X):]",
+        "    both = pd.concat([X[shared], X_test[shared]])",
+        f"    many = [c for c in shared if not pd.api.types.is_numeric_dtype(both[c]) and both[c].nunique() > "
+        f"{MAX_ONE_HOT}]",
+        "    both = pd.get_dummies(both.drop(columns=many)).fillna(0)",
+        "    X, X_test = both.iloc[:len(X)], both.iloc[len(X):]",
         "assert np.shape(X_test)[0] == len(sub), f'X_test has {np.shape(X_test)[0]} rows, the submission {len(sub)}'",
         "assert np.shape(X)[0] == len(y), f'X has {np.shape(X)[0]} rows, y {len(y)}'",
+        *([check] if check else []),
         "X_train, X_valid, y_train, y_valid = train_test_split(X, y, test_size=0.2, random_state=0)",
         "model.fit(X_train, y_train)",
         "def predict(X):",

@@ -5,7 +5,7 @@ actions and their results, then calls one tool: ``shell``, ``python``, ``validat
 environment's four actions). Models and servers without tool calling can answer in plain text instead:
 a JSON object naming the tool, a fenced ```bash or ```python block, or a line that says ``validate`` or
 ``submit`` (:func:`parse_text_action`). A reply with no action, one repeating the action that just
-failed, or a shell or python action the model already ran (small models loop), gets one short
+failed, or a shell or python action the model already ran twice (small models loop), gets one short
 correction; a second reply without an action becomes ``validate``.
 
 Before the model's first turn the harness runs a data preview itself (each file of ./data with its rows,
@@ -50,7 +50,7 @@ from mle_env.text_interface import (
 
 CORRECTION = ("Your reply had no action I could run. Reply with exactly one tool call, or one JSON object "
               '{"name": ..., "arguments": {...}}, or one ```bash or ```python block, or the word validate or submit.')
-RERUN = ("You ran exactly this action before and saw its result. Do the next thing instead: if no program has "
+RERUN = ("You ran exactly this action twice before and saw its result. Do the next thing instead: if no program has "
          "written ./submission/submission.csv yet, write that program now as one ```python block.")
 REPEAT = ("That is exactly the action that just failed. Read its error and do something different, for example "
           "look at the files or write the missing script first.")
@@ -304,8 +304,9 @@ class ReactPolicy(BasePolicy):
                 self.annotate(llm=records[0] if len(records) == 1 else records)
 
     def _converse(self, records: list[dict[str, Any]]) -> tuple[Turn, str]:
-        """Ask once; a reply without an action, or repeating the action that just failed, is answered with
-        one correction. A second reply without an action becomes ``validate``; a second repeat is run."""
+        """Ask once; a reply without an action, repeating the action that just failed, or running one a
+        third time, is answered with one correction. A second reply without an action becomes ``validate``;
+        a second repeat is run."""
         first = self._chat([], records)
         action, call = self._action_from(first)
         correction = (CORRECTION if action is None else REPEAT if _same(action, self._last_failed)
@@ -320,9 +321,10 @@ class ReactPolicy(BasePolicy):
         return Turn(action, second.content, call), "correction"
 
     def _ran_before(self, action: dict[str, Any]) -> bool:
-        """Whether this shell or python action is one the model already ran in this episode (a loop)."""
-        return action["type"] in ("shell", "python") and any(
-            turn.reply is not None and _same(action, turn.action) for turn in self.history.turns)
+        """Whether the model already ran this shell or python action twice in this episode: a loop (once
+        may be a legitimate rerun, e.g. of a script after editing it)."""
+        return action["type"] in ("shell", "python") and sum(
+            turn.reply is not None and _same(action, turn.action) for turn in self.history.turns) >= 2
 
     def _chat(self, extra: list[dict[str, Any]], records: list[dict[str, Any]]) -> Completion:
         """One LLM call on the history plus ``extra`` messages; a prompt too long for the model shrinks the

@@ -71,22 +71,21 @@ class LLMProposer:
     def prompt(self, operator: str, parent: Node | None, ctx: SearchContext) -> str:
         """The user message for ``operator`` on ``parent`` (None for a draft)."""
         template = self.template(ctx)
-        fill = template is not None
         context = prompts.header(ctx.task, ctx.data_preview, ctx.metric, ctx.lower_is_better, ctx.node_timeout,
                                  ctx.submission, ctx.domain, template)
         left = "\n\n" + prompts.budget(ctx.time_left, ctx.nodes_left, ctx.node_timeout)
         if operator == "debug":
             assert parent is not None
-            return prompts.debug(context, parent, self.output_chars, fill) + left
-        body = (prompts.draft(context, "", fill) if operator == "draft"
-                else prompts.improve(context, "", parent, self.output_chars, fill))  # type: ignore[arg-type]
+            return prompts.debug(context, parent, self.output_chars, template) + left
+        body = (prompts.draft(context, "", template) if operator == "draft"
+                else prompts.improve(context, "", parent, self.output_chars, template))  # type: ignore[arg-type]
         room = prompts.memory_budget(self.context_tokens(), self.max_tokens(),
                                      len(self.system(ctx)) + len(body) + len(left), self.memory_chars)
         past = prompts.memory(ctx.journal, room)
         if operator == "draft":
-            return prompts.draft(context, past, fill) + left
+            return prompts.draft(context, past, template) + left
         assert parent is not None
-        return prompts.improve(context, past, parent, self.output_chars, fill) + left
+        return prompts.improve(context, past, parent, self.output_chars, template) + left
 
     def system(self, ctx: SearchContext) -> str:
         return prompts.SYSTEM if self.template(ctx) is None else prompts.SYSTEM_FILL

@@ -39,8 +39,9 @@ program, and nothing after the code block."""
 
 SYSTEM_FILL = """You are an expert machine-learning engineer taking part in a competition. You write the middle part
 of a Python program; the harness writes the rest: the first lines (imports, reading the data into train,
-test and sub) and the last lines (a 20 % hold-out split, fitting, the competition's metric printed as
-VALIDATION_SCORE, the submission file). The program runs in a folder where ./data holds the competition files.
+sub and, when the test rows are a table, test) and the last lines (a 20 % hold-out split, fitting, the
+competition's metric printed as VALIDATION_SCORE, the submission file). The program runs in a folder where
+./data holds the competition files.
 
 Your part replaces the `name = ...` lines of the program shown in the task:
 - X: the features of the training rows, all numeric (a DataFrame, numpy array or sparse matrix);
@@ -111,6 +112,9 @@ def budget(time_left: float | None, nodes_left: int | None, timeout: float) -> s
     return f"# Budget\n{text}"
 
 
+FILL_SUBMISSION = ("The harness writes ./submission/submission.csv from sub and predict(X_test): X_test needs one "
+                   "row per row of sub, in the same order.")
+
 def header(task: str, data_preview: str, metric: str, lower_is_better: bool, timeout: float,
            submission: dict[str, Any] | None = None, domain: str | None = None,
            template: ProgramTemplate | None = None) -> str:
@@ -124,7 +128,7 @@ def header(task: str, data_preview: str, metric: str, lower_is_better: bool, tim
         f"# Task\n{task_brief(task)}\n\n"
         "# Data files (exact paths, relative to the folder the program runs in)\n"
         f"{clip(data_preview.strip(), 3000)}\n\n"
-        f"# Submission\n{submission_facts(submission)}\n\n"
+        f"# Submission\n{submission_facts(submission) if template is None else FILL_SUBMISSION}\n\n"
         f"# Metric\n{metric} ({direction}). {hint} Each program may run for at most {timeout:.0f} seconds.\n\n"
         + (f"# Suggested first approach\n{approach(domain, submission)}\n\n" if domain in APPROACHES else "")
         + (f"# Program outline\n```python\n{skeleton(submission, data_preview)}\n```" if template is None else
@@ -163,28 +167,33 @@ CHECKLIST_FILL = ("Before answering, check that your part defines every name the
                   "numbers.")
 
 
-def _checklist(fill: bool) -> str:
-    return CHECKLIST_FILL if fill else CHECKLIST
+def _checklist(template: ProgramTemplate | None) -> str:
+    if template is None:
+        return CHECKLIST
+    names = ", ".join(template.slots)
+    return CHECKLIST_FILL.replace("(X, X_test, model)", f"({names})")
 
 
-def _code(node: Node, fill: bool) -> str:
+def _code(node: Node, template: ProgramTemplate | None) -> str:
     """The node's program as the prompt shows it: the model's part only in fill-in mode."""
-    return part_of(node.code) if fill else node.code
+    return part_of(node.code) if template is not None else node.code
 
 
-def draft(context: str, past: str, fill: bool = False) -> str:
+def draft(context: str, past: str, template: ProgramTemplate | None = None) -> str:
+    fill = template is not None
     follow = ("Write your part of the program" if fill else "Follow the program outline")
     return (f"{context}\n\n# Earlier attempts\n{past or '(none yet)'}\n\n# Instructions\n"
             f"Write a new, simple but solid first solution, different from the earlier attempts. {follow} and use "
-            f"the exact file and column names above. {_checklist(fill)}")
+            f"the exact file and column names above. {_checklist(template)}")
 
 
-def improve(context: str, past: str, node: Node, output_chars: int, fill: bool = False) -> str:
+def improve(context: str, past: str, node: Node, output_chars: int, template: ProgramTemplate | None = None) -> str:
+    fill = template is not None
     what = "Your part of the program to improve" if fill else "The program to improve"
     write = ("write your whole improved part." if fill else "write the whole improved program. Keep the "
              "VALIDATION_SCORE line and the submission file exactly as they are.")
     return (f"{context}\n\n# Earlier attempts\n{past}\n\n# {what} (validation score {node.score})\n"
-            f"```python\n{_code(node, fill)}\n```\n\n# Its output\n{clip(node.output, output_chars)}\n\n"
+            f"```python\n{_code(node, template)}\n```\n\n# Its output\n{clip(node.output, output_chars)}\n\n"
             "# Instructions\nPropose ONE specific change that should improve the validation score (better "
             f"features, model or hyperparameters), explain it in the plan, and {write}")
 
@@ -201,10 +210,25 @@ FIX_HINTS = {
     "crash": "Read the error at the end of the traceback and fix its cause.",
 }
 
+# Fill-in mode: the harness prints the score and writes the file, so the hints speak of the model's part.
+FIX_HINTS_FILL = {
+    **FIX_HINTS,
+    "wrong_path": "A file path is wrong: read only the exact paths listed under 'Data files'.",
+    "wrong_columns": "A column name is wrong: use only the columns listed under 'Data files' (test has no target "
+                     "column), and make X and X_test with the same columns.",
+    "timeout": "The program was too slow: use fewer features or a faster model (keep every training row: y has "
+               "one value per row of train).",
+    "no_score": "The harness's lines did not run to the end: your part must define every name it leaves as ... "
+                "and must not stop the program.",
+    "invalid_submission": "The submission was rejected: X_test must have one row per row of sub, in its order.",
+}
 
-def debug(context: str, node: Node, output_chars: int, fill: bool = False) -> str:
+
+def debug(context: str, node: Node, output_chars: int, template: ProgramTemplate | None = None) -> str:
     """The prompt to fix ``node``: its code, what went wrong (class, reason, the validator's message), a
     hint for that class and the end of its output (the traceback's tail when there is one)."""
+    fill = template is not None
+    hints = FIX_HINTS_FILL if fill else FIX_HINTS
     kind = classify(node)
     cut_off = bool(node.llm) and node.llm[-1].get("finish_reason") == "length"
     problem = ("The reply was cut off at the token limit, so the program is incomplete: write a much shorter "
@@ -215,8 +239,8 @@ def debug(context: str, node: Node, output_chars: int, fill: bool = False) -> st
     tail = traceback_tail(output) if "Traceback (most recent call last)" in output else clip(output, output_chars)
     what = "Your part of the program that failed" if fill else "The program that failed"
     write = "your whole corrected part" if fill else "the whole corrected program"
-    return (f"{context}\n\n# {what}\n```python\n{_code(node, fill)}\n```\n\n"
-            f"# What went wrong ({kind})\n{problem}\n{FIX_HINTS.get(kind, '')}\n\n# The end of its output\n"
+    return (f"{context}\n\n# {what}\n```python\n{_code(node, template)}\n```\n\n"
+            f"# What went wrong ({kind})\n{problem}\n{hints.get(kind, '')}\n\n# The end of its output\n"
             f"{clip(tail, output_chars)}"
             "\n\n# Instructions\nFind the bug, explain the fix in one or two sentences, and write "
-            f"{write}. {_checklist(fill)}")
+            f"{write}. {_checklist(template)}")

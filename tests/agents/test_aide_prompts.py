@@ -87,6 +87,14 @@ def test_fill_in_prompts_show_the_fixed_lines_and_only_the_models_part(tmp_path:
         assert f"```python\n{part}\n```" in text and "your part" in text.lower()
         assert text.count("VALIDATION_SCORE") == 1  # the fixed lines once (the outline), not the node's copy
     assert "- node 0 (draft): Plan 1. Ridge on the lot area -> buggy" in proposer.prompt("draft", None, ctx)
+    # fill-in debug hints speak of the part: the harness prints the score and writes the file
+    silent = dataclasses.replace(node, exit_code=0, output_head="", bug_reason="the program printed no "
+                                 "'VALIDATION_SCORE: <value>' line")
+    text = proposer.prompt("debug", silent, ctx)
+    assert "(no_score)" in text and "must define every name it leaves as ..." in text
+    assert "must print one line" not in text and "write ./submission" not in text.split("# The end of its output")[0]
+    assert "The harness writes ./submission/submission.csv from sub" in text  # the Submission section
+    assert "(X, X_test, model), uses only columns" in text  # the checklist names this template's slots
     assert LLMProposer(llm=FakeLLM(8192), program="whole").template(ctx) is None
     with pytest.raises(AgentError, match="program must be one of"):
         LLMProposer(llm=FakeLLM(8192), program="half")

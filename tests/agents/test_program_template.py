@@ -14,6 +14,7 @@ import pytest
 import mle_env
 from mle_env.agents.program_template import BEGIN, END, part_of, program_template
 from mle_env.agents.scripted import validation_score
+from mle_env.agents.task_facts import PREVIEW
 from mle_env.text_interface import extract_code
 
 # Real replies of Qwen2.5-Coder-1.5B in fill-in mode (benchmarks/llm_agents.py), with what the program did then.
@@ -53,8 +54,9 @@ def _run(cid: str, part: str) -> tuple[dict[str, Any], str, str]:
     """Run the assembled program in a fresh episode: its observation, the validator's verdict, the program."""
     env = mle_env.make(cid, sandbox="local", time_limit=600)
     try:
-        obs, info = env.reset(seed=0)
-        template = program_template(info["submission"], info["metric"]["name"], info["domain"], obs["files"])
+        _, info = env.reset(seed=0)
+        preview = env.step({"type": "python", "code": PREVIEW, "timeout": 60})[0]["stdout"]  # as AIDE sees the data
+        template = program_template(info["submission"], info["metric"]["name"], info["domain"], preview)
         assert template is not None
         program = template.assemble(part)
         ran = env.step({"type": "python", "code": program, "timeout": 300})[0]
@@ -72,7 +74,8 @@ def test_a_filled_in_template_scores_itself_and_writes_a_valid_submission(practi
     assert score is not None and verdict == "valid"
     # the competition's metric: RMSLE of a boosted model is well under 1; AUC and accuracy are far above chance
     assert (score < 0.3) if cid == "practice-house-prices" else (score > 0.75)
-    assert part_of(program) == PARTS[cid] and program.index(BEGIN) < program.index("VALIDATION_SCORE")
+    assert program.index(BEGIN) < program.index("VALIDATION_SCORE")
+    assert "y = train[" in program.split(BEGIN)[0]  # the preview shows the target column: the head sets y
 
 
 def test_a_part_with_the_wrong_test_rows_fails_with_a_message_naming_them(practice_home: Path) -> None:
@@ -85,12 +88,12 @@ def test_a_part_with_the_wrong_test_rows_fails_with_a_message_naming_them(practi
 
 def test_template_fits_the_data_layout_and_declines_what_it_cannot_score() -> None:
     one = {"header": ["id", "y"], "id_column": "id", "targets": ["y"], "sample": "sample_submission.csv"}
-    csv = program_template(one, "auc", "tabular", "data/test.csv  1 KB")
+    csv = program_template(one, "auc", "tabular", "data/test.csv  1 KB\ndata/train.csv  3 KB")
     assert csv is not None and "test = pd.read_csv('./data/test.csv')" in csv.head
     assert "predict_proba" in csv.tail and "roc_auc_score" in csv.head
-    folder = program_template(one, "accuracy", "image", "data/test/  10 files")
+    folder = program_template(one, "accuracy", "image", "data/test/  10 files\ndata/train.csv  1 KB")
     assert folder is not None and "read_csv('./data/test.csv'" not in folder.head
-    assert "from PIL import Image" in folder.head and "dtype={'id': str}" in folder.head
+    assert "from PIL import Image" in folder.head and "read_csv('./data/train.csv', dtype={'id': str})" in folder.head
     assert "np.clip(model.predict(X), 0, None)" in program_template(one, "rmsle").tail  # type: ignore[union-attr]
     assert program_template({**one, "targets": ["a", "b"]}, "auc") is None  # several target columns
     assert program_template(one, "map@3") is None  # a metric the harness does not score
@@ -113,11 +116,19 @@ def test_copies_of_the_fixed_lines_and_the_harness_work_are_taken_out_of_a_part(
              "sub.to_csv('./submission/submission.csv', index=False)")
     assert template.cleaned(reply) == features
     assert part_of(template.assemble(reply)) == features
-    # an indented line is kept, and so is the reply as it is when taking lines out breaks it
-    looped = "for c in ['a']:\n    sub[c] = 1\nX = 1"
-    assert template.cleaned(looped) == looped
-    broken = "sub['SalePrice'] = (\n    1)\nX = 2"
-    assert template.cleaned(broken) == broken
+    # what uses a dropped statement's result goes too (else: NotFittedError, NameError on preds)
+    own = (f"{features}\nmodel.fit(X, y)\npreds = model.predict(X_test)\n"
+           "out = pd.DataFrame({'Id': test['Id'], 'SalePrice': preds})\nout.to_csv('submission.csv')")
+    assert template.cleaned(own) == features
+    # a slot defined only from the split's names: the reply is kept whole (it fails on its own terms)
+    via_split = "X_train = train.drop(columns=['SalePrice'])\nX = X_train\nX_test = test\nmodel = Ridge()"
+    assert template.cleaned(via_split) == via_split
+    # the model's own helper keeps its body, even a line equal to an indented fixed line
+    helper = ("def features(frame):\n    vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)"
+              "\n    return frame\nX = features(train)\nX_test = features(test)\nmodel = Ridge()")
+    assert template.cleaned(helper) == helper
+    broken = "X = (\nmodel = Ridge()"
+    assert template.cleaned(broken) == broken  # not Python: as it is (the run reports the syntax error)
 
 
 @pytest.mark.parametrize("record", RECORDED, ids=[f"{r['competition']}-{r['operator']}-{r['ran']['failure']}-{i}"
@@ -128,8 +139,11 @@ def test_recorded_replies_become_parts_without_the_harness_work(record: dict[str
     assert template is not None
     part = template.cleaned(code)
     compile(part, "<part>", "exec")
-    assert "VALIDATION_SCORE" not in part and "to_csv" not in part and "train_test_split(" not in part
-    assert _defined(part) == record["expect"]["defines"]
+    if set(record["expect"]["defines"]) >= set(template.slots):
+        assert "VALIDATION_SCORE" not in part and "to_csv" not in part and "train_test_split(" not in part
+        assert _defined(part) == record["expect"]["defines"]
+    else:  # a reply that never defines X_test: kept whole, so the program fails on the name it lacks
+        assert part == code.strip() and "X_test" not in _defined(part)
 
 
 def test_recorded_text_replies_run_to_a_valid_submission(practice_home: Path) -> None:

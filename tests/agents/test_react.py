@@ -138,18 +138,19 @@ def test_repeating_a_failed_action_gets_one_correction(fake_llm: FakeOpenAI) -> 
     assert len(fake_llm.requests) == 3 and policy.annotations()["react"] == {"source": "correction"}
 
 
-def test_rerunning_an_earlier_action_gets_one_correction(fake_llm: FakeOpenAI) -> None:  # noqa: F811
-    """A real 1.5B loop: ls, then mkdir, then ls again, though both succeeded."""
-    for reply in ("```bash\nls data\n```", "```bash\nmkdir -p submission\n```", "```bash\nls data\n```",
-                  "```python\nprint(1)\n```"):
+def test_running_an_action_a_third_time_gets_one_correction(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+    """A real 1.5B loop: ls, mkdir, ls, mkdir, ls, though each succeeded (one rerun is allowed: it may follow
+    an edit)."""
+    for reply in ("```bash\nls data\n```", "```bash\nmkdir -p submission\n```") * 2 + (
+            "```bash\nls data\n```", "```python\nprint(1)\n```"):
         fake_llm.reply(200, chat_body(reply))
     policy = policy_for(fake_llm.url)
     policy.reset(obs(), {})
-    assert policy.act(obs(), {})["code"] == "ls data\n"
-    assert policy.act(obs("shell", stdout="train.csv"), {})["code"] == "mkdir -p submission\n"
-    assert policy.act(obs("shell"), {}) == {"type": "python", "code": "print(1)\n"}
-    assert fake_llm.requests[3]["messages"][-1] == {"role": "user", "content": RERUN}
+    codes = [policy.act(obs() if i == 0 else obs("shell"), {})["code"] for i in range(5)]
+    assert codes == ["ls data\n", "mkdir -p submission\n", "ls data\n", "mkdir -p submission\n", "print(1)\n"]
+    assert fake_llm.requests[5]["messages"][-1] == {"role": "user", "content": RERUN}
     assert policy.annotations()["react"] == {"source": "correction"}
+    assert all(r["messages"][-1]["content"] != RERUN for r in fake_llm.requests[:5])
 
 
 def test_an_unreachable_server_costs_steps_then_raises() -> None:
