@@ -107,23 +107,22 @@ class ProgramTemplate:
     notes: dict[str, str] = field(default_factory=dict)
     """What the outline says of a name, where this competition's data calls for more than the general words."""
 
-    def assemble(self, part: str) -> str:
+    def assemble(self, part: str, truncated: bool = False) -> str:
         """The whole program with ``part`` (the model's code) between the markers. Small models often copy
         the fixed lines into their part, or do the harness's work there (fit, score, write the file): those
-        lines are taken out (see :meth:`cleaned`)."""
-        return f"{self.head}\n{BEGIN}\n{self.cleaned(part)}\n{END}\n{self.tail}\n"
+        lines are taken out (see :meth:`cleaned`; ``truncated``: the reply was cut off at the token limit)."""
+        return f"{self.head}\n{BEGIN}\n{self.cleaned(part, truncated)}\n{END}\n{self.tail}\n"
 
-    def cleaned(self, part: str) -> str:
+    def cleaned(self, part: str, truncated: bool = False) -> str:
         """``part`` without the top-level statements that copy a fixed one (comments aside) or do the
         harness's work: use the hold-out split's names, fit or predict with ``model``, print the score, write
         files or fill ``sub``; and without the statements that then use what those defined. When what is left
-        no longer defines every name the part must (or ``part`` is not valid Python), ``part`` as it is."""
-        try:
-            tree = ast.parse(part)
-        except SyntaxError:
+        no longer defines every name the part must (or ``part`` is not valid Python), ``part`` as it is. A
+        reply cut off at the token limit loses its unfinished last lines first."""
+        tree, lines = _parsed(part, truncated)
+        if tree is None:
             return part.strip()
         fixed = {ast.unparse(node) for node in ast.parse(self.head + "\n" + self.tail).body}
-        lines = part.splitlines()
         dropped: set[str] = set()  # names assigned by dropped statements
         keep: list[ast.stmt] = []
         for node in tree.body:
@@ -152,6 +151,18 @@ class ProgramTemplate:
         slots = "\n".join(f"{name} = ...  # {notes[name]}" for name in self.slots)
         return (f"{self.head}\n# >>> YOUR PART: replace each ... (add any code these need) <<<\n{slots}\n"
                 f"# >>> end of your part <<<\n{self.tail}")
+
+
+def _parsed(part: str, truncated: bool) -> tuple[ast.Module | None, list[str]]:
+    """The part's syntax tree and lines, or (None, lines) when it is not Python; for a ``truncated`` reply
+    (cut off at the token limit), its longest start of whole lines that is."""
+    lines = part.splitlines()
+    for end in range(len(lines), 0, -1) if truncated else (len(lines),):
+        try:
+            return ast.parse("\n".join(lines[:end])), lines[:end]
+        except SyntaxError:
+            continue
+    return None, lines
 
 
 def part_of(program: str) -> str:
@@ -204,8 +215,6 @@ def program_template(submission: dict[str, Any] | None, metric: str, domain: str
     if re.search(rf"(?m)^(\./)?data/train\.csv:.*\b{re.escape(target)} \(", data_preview):  # a column of train
         lines.append(f"y = train['{target}']  # the target")
         slots = ("X", "X_test", "model")
-        if reads_test:
-            notes["X_test"] = _SLOTS["X_test"] + f" (test has no '{target}' column: drop it from train only)"
     tail = [
         "def is_text(values):",
         "    return np.ndim(values) == 1 and pd.api.types.infer_dtype(np.asarray(values, dtype=object), "

@@ -22,6 +22,7 @@ import argparse
 import importlib.util
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -210,6 +211,7 @@ def main() -> None:
     parser.add_argument("--shared", type=Path, default=REPO.parent / "shared")
     parser.add_argument("--out", type=Path, default=Path("llm_agents.jsonl"))
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a killed run still stops the model server
 
     cids = competitions(args.competitions)
     for cid in cids:

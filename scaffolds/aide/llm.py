@@ -96,5 +96,5 @@ class LLMProposer:
         plan, code = extract_code(completion.content)
         template = self.template(ctx)
         if template is not None and code.strip():
-            code = template.assemble(code)
+            code = template.assemble(code, truncated=completion.finish_reason == "length")
         return Proposal(plan=plan or f"{operator} (no plan given)", code=code, llm=[completion.record()])

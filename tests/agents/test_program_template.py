@@ -127,6 +127,8 @@ def test_copies_of_the_fixed_lines_and_the_harness_work_are_taken_out_of_a_part(
     helper = ("def features(frame):\n    vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)"
               "\n    return frame\nX = features(train)\nX_test = features(test)\nmodel = Ridge()")
     assert template.cleaned(helper) == helper
+    cut = f"{features}\ngrid = GridSearchCV(model, {{'alpha': [0.1,"  # a reply cut off at the token limit
+    assert template.cleaned(cut, truncated=True) == features and template.cleaned(cut) == cut
     broken = "X = (\nmodel = Ridge()"
     assert template.cleaned(broken) == broken  # not Python: as it is (the run reports the syntax error)
 
