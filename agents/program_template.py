@@ -104,6 +104,8 @@ class ProgramTemplate:
     head: str
     tail: str
     slots: tuple[str, ...] = ("X", "y", "X_test", "model")
+    target: str = ""
+    """The target column (what ``y`` holds and the submission's column the predictions fill)."""
     notes: dict[str, str] = field(default_factory=dict)
     """What the outline says of a name, where this competition's data calls for more than the general words."""
 
@@ -246,4 +248,4 @@ def program_template(submission: dict[str, Any] | None, metric: str, domain: str
         "os.makedirs('./submission', exist_ok=True)",
         f"sub[{header!r}].to_csv('./submission/submission.csv', index=False)",
     ]
-    return ProgramTemplate(head="\n".join(lines), tail="\n".join(tail), slots=slots, notes=notes)
+    return ProgramTemplate(head="\n".join(lines), tail="\n".join(tail), slots=slots, target=target, notes=notes)

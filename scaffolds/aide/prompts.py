@@ -230,6 +230,11 @@ def debug(context: str, node: Node, output_chars: int, template: ProgramTemplate
     fill = template is not None
     hints = FIX_HINTS_FILL if fill else FIX_HINTS
     kind = classify(node)
+    hint = hints.get(kind, "")
+    target = template.target if template is not None else ""
+    if kind == "wrong_columns" and target and f"['{target}'] not found" in node.output:  # the 1.5B model's habit
+        hint += (f" test has no '{target}' column (it is what you predict): drop '{target}' from train only, "
+                 "never from test.")
     cut_off = bool(node.llm) and node.llm[-1].get("finish_reason") == "length"
     problem = ("The reply was cut off at the token limit, so the program is incomplete: write a much shorter "
                "one.\n" if cut_off else "") + node.bug_reason
@@ -240,7 +245,7 @@ def debug(context: str, node: Node, output_chars: int, template: ProgramTemplate
     what = "Your part of the program that failed" if fill else "The program that failed"
     write = "your whole corrected part" if fill else "the whole corrected program"
     return (f"{context}\n\n# {what}\n```python\n{_code(node, template)}\n```\n\n"
-            f"# What went wrong ({kind})\n{problem}\n{hints.get(kind, '')}\n\n# The end of its output\n"
+            f"# What went wrong ({kind})\n{problem}\n{hint}\n\n# The end of its output\n"
             f"{clip(tail, output_chars)}"
             "\n\n# Instructions\nFind the bug, explain the fix in one or two sentences, and write "
             f"{write}. {_checklist(template)}")

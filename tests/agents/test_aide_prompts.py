@@ -95,6 +95,9 @@ def test_fill_in_prompts_show_the_fixed_lines_and_only_the_models_part(tmp_path:
     assert "must print one line" not in text and "write ./submission" not in text.split("# The end of its output")[0]
     assert "The harness writes ./submission/submission.csv from sub" in text  # the Submission section
     assert "(X, X_test, model), uses only columns" in text  # the checklist names this template's slots
+    dropped = dataclasses.replace(node, output_head="Traceback (most recent call last):\nKeyError: \"['SalePrice'] not "
+                                  "found in axis\"\n", bug_reason="the program failed with exit code 1: KeyError")
+    assert "drop 'SalePrice' from train only, never from test" in proposer.prompt("debug", dropped, ctx)
     assert LLMProposer(llm=FakeLLM(8192), program="whole").template(ctx) is None
     with pytest.raises(AgentError, match="program must be one of"):
         LLMProposer(llm=FakeLLM(8192), program="half")
