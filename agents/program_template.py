@@ -143,10 +143,6 @@ class ProgramTemplate:
                     and isinstance(n.ctx, ast.Store)}
         return text if set(self.slots) <= assigned else part.strip()
 
-    def task(self) -> str:
-        """What the part must do, in words."""
-        return "define " + ", ".join(f"{name} ({_SLOTS[name]})" for name in self.slots)
-
     def outline(self) -> str:
         """The program as the model is shown it: the fixed lines around one line per name to define."""
         notes = {**_SLOTS, **self.notes}

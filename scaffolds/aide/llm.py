@@ -70,7 +70,23 @@ class LLMProposer:
 
     def prompt(self, operator: str, parent: Node | None, ctx: SearchContext) -> str:
         """The user message for ``operator`` on ``parent`` (None for a draft)."""
+        return self._prompt(operator, parent, ctx, self.template(ctx))
+
+    def system(self, ctx: SearchContext) -> str:
+        """The system message: for whole programs, or for the fill-in part."""
+        return _system(self.template(ctx))
+
+    def propose(self, operator: str, parent: Node | None, ctx: SearchContext) -> Proposal:
         template = self.template(ctx)
+        user = self._prompt(operator, parent, ctx, template)
+        messages = [{"role": "system", "content": _system(template)}, {"role": "user", "content": user}]
+        completion = self.llm.chat(messages)
+        plan, code = extract_code(completion.content)
+        if template is not None and code.strip():
+            code = template.assemble(code, truncated=completion.finish_reason == "length")
+        return Proposal(plan=plan or f"{operator} (no plan given)", code=code, llm=[completion.record()])
+
+    def _prompt(self, operator: str, parent: Node | None, ctx: SearchContext, template: ProgramTemplate | None) -> str:
         context = prompts.header(ctx.task, ctx.data_preview, ctx.metric, ctx.lower_is_better, ctx.node_timeout,
                                  ctx.submission, ctx.domain, template)
         left = "\n\n" + prompts.budget(ctx.time_left, ctx.nodes_left, ctx.node_timeout)
@@ -80,21 +96,13 @@ class LLMProposer:
         body = (prompts.draft(context, "", template) if operator == "draft"
                 else prompts.improve(context, "", parent, self.output_chars, template))  # type: ignore[arg-type]
         room = prompts.memory_budget(self.context_tokens(), self.max_tokens(),
-                                     len(self.system(ctx)) + len(body) + len(left), self.memory_chars)
+                                     len(_system(template)) + len(body) + len(left), self.memory_chars)
         past = prompts.memory(ctx.journal, room)
         if operator == "draft":
             return prompts.draft(context, past, template) + left
         assert parent is not None
         return prompts.improve(context, past, parent, self.output_chars, template) + left
 
-    def system(self, ctx: SearchContext) -> str:
-        return prompts.SYSTEM if self.template(ctx) is None else prompts.SYSTEM_FILL
 
-    def propose(self, operator: str, parent: Node | None, ctx: SearchContext) -> Proposal:
-        user = self.prompt(operator, parent, ctx)
-        completion = self.llm.chat([{"role": "system", "content": self.system(ctx)}, {"role": "user", "content": user}])
-        plan, code = extract_code(completion.content)
-        template = self.template(ctx)
-        if template is not None and code.strip():
-            code = template.assemble(code, truncated=completion.finish_reason == "length")
-        return Proposal(plan=plan or f"{operator} (no plan given)", code=code, llm=[completion.record()])
+def _system(template: ProgramTemplate | None) -> str:
+    return prompts.SYSTEM if template is None else prompts.SYSTEM_FILL

@@ -162,16 +162,12 @@ def memory(journal: Journal, limit: int) -> str:
 
 CHECKLIST = ("Before answering, check that the program (1) makes X_valid and y_valid with train_test_split, "
              "(2) prints `VALIDATION_SCORE: <number>`, (3) writes ./submission/submission.csv.")
-CHECKLIST_FILL = ("Before answering, check that your part defines every name the program leaves as ... (X, X_test, "
-                  "model), uses only columns that exist in the data files, and turns every text or image into "
-                  "numbers.")
+CHECKLIST_FILL = ("Before answering, check that your part defines every name the program leaves as ... ({names}), "
+                  "uses only columns that exist in the data files, and turns every text or image into numbers.")
 
 
 def _checklist(template: ProgramTemplate | None) -> str:
-    if template is None:
-        return CHECKLIST
-    names = ", ".join(template.slots)
-    return CHECKLIST_FILL.replace("(X, X_test, model)", f"({names})")
+    return CHECKLIST if template is None else CHECKLIST_FILL.format(names=", ".join(template.slots))
 
 
 def _code(node: Node, template: ProgramTemplate | None) -> str:
