@@ -287,9 +287,10 @@ class LLMClient:
 
     def chat(
         self, messages: list[dict[str, Any]], *, tools: list[dict[str, Any]] | None = None,
-        max_tokens: int | None = None, temperature: float | None = None,
+        max_tokens: int | None = None, temperature: float | None = None, stop: list[str] | None = None,
     ) -> Completion:
-        """Send ``messages`` (OpenAI chat format) and return the reply.
+        """Send ``messages`` (OpenAI chat format) and return the reply; ``stop``: strings that end the reply
+        where the model writes one (not included in it; finish reason ``stop``).
 
         Raises:
             LLMError: the key was refused, the model is unknown, the request was rejected, or the server did
@@ -302,6 +303,8 @@ class LLMClient:
         }
         if tools:
             request["tools"] = tools
+        if stop:
+            request["stop"] = stop
         started = time.monotonic()
         response, retries = self._send(request)
         completion = self._completion(response, retries, time.monotonic() - started)

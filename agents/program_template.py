@@ -21,7 +21,10 @@ The model's part must define these names:
 - ``y``: their target (set by the fixed lines when the data preview shows it is a column of train.csv);
 - ``X_test``: the features of the test rows, in the order of ``sub``, with the same columns as ``X``;
 - ``model``: an unfitted estimator with scikit-learn's ``fit`` and ``predict`` (``predict_proba`` for
-  probability metrics, when it has one).
+  probability metrics, when it has one); a part that defines the others but no model gets a default one.
+
+For images whose files the preview shows named by the id column, the fixed lines also name each row's file
+(``train_files``, ``test_files``).
 """
 
 from __future__ import annotations
@@ -33,6 +36,9 @@ from typing import Any
 
 BEGIN = "# ---- your part: begin ----"
 END = "# ---- your part: end ----"
+OUTLINE_END = "# >>> end of your part <<<"
+"""The line after the part in :meth:`ProgramTemplate.outline`: a reply that copies the outline and fills it in
+place has written its part once it writes this line (a proposer may stop the model there)."""
 
 # metric -> (import, how predictions are made from fitted ``model`` on ``X``, the score expression, a check
 # of the model before it is fitted). Metrics with parameters a plain call would get wrong (f1's average, a
@@ -54,6 +60,8 @@ _METRICS = {
     "mae": ("from sklearn.metrics import mean_absolute_error", "model.predict(X)",
             "mean_absolute_error(y_valid, predict(X_valid))", ""),
 }
+
+_REGRESSION = {"rmsle", "rmse", "mae"}
 
 # Text columns with more distinct values than this are dropped from a DataFrame X rather than one-hot encoded.
 MAX_ONE_HOT = 50
@@ -108,47 +116,187 @@ class ProgramTemplate:
     """The target column (what ``y`` holds and the submission's column the predictions fill)."""
     notes: dict[str, str] = field(default_factory=dict)
     """What the outline says of a name, where this competition's data calls for more than the general words."""
+    default_model: str = ""
+    """The estimator the part gets when it defines every other name but no ``model`` ("": none)."""
 
-    def assemble(self, part: str, truncated: bool = False) -> str:
+    def assemble(self, part: str, truncated: bool = False, base: str = "") -> str:
         """The whole program with ``part`` (the model's code) between the markers. Small models often copy
         the fixed lines into their part, or do the harness's work there (fit, score, write the file): those
-        lines are taken out (see :meth:`cleaned`; ``truncated``: the reply was cut off at the token limit)."""
-        return f"{self.head}\n{BEGIN}\n{self.cleaned(part, truncated)}\n{END}\n{self.tail}\n"
+        lines are taken out (see :meth:`cleaned`; ``truncated``: the reply was cut off at the token limit;
+        ``base``: the part this one changes)."""
+        return f"{self.head}\n{BEGIN}\n{self.cleaned(part, truncated, base)}\n{END}\n{self.tail}\n"
 
-    def cleaned(self, part: str, truncated: bool = False) -> str:
+    def cleaned(self, part: str, truncated: bool = False, base: str = "") -> str:
         """``part`` without the top-level statements that copy a fixed one (comments aside) or do the
         harness's work: use the hold-out split's names, fit or predict with ``model``, print the score, write
         files or fill ``sub``; and without the statements that then use what those defined. When what is left
         no longer defines every name the part must (or ``part`` is not valid Python), ``part`` as it is. A
-        reply cut off at the token limit loses its unfinished last lines first."""
+        reply cut off at the token limit loses its unfinished last lines first.
+
+        Also dropped: outline lines copied unfilled (``X = ...``) and, with a statement ``search.fit(...)``
+        on the split, what uses ``search`` after it. A line of several statements (a; b) is kept once.
+
+        Repairs: ``X = <expression of test only>`` reads train instead (and ``X_test`` of train only, test);
+        a ``test.drop(...)`` (or ``X_test.drop``) call without ``errors`` gets ``errors='ignore'`` (small
+        models drop the target from test too, which has no such column: dropping what is absent changes
+        nothing, and the fixed lines keep only the columns X and X_test share); a part that changes ``base``
+        (the parent's part, when improving or debugging), defines some of the names and leaves out others
+        that ``base`` defines (X and X_test both or neither) runs after ``base``; and a part that defines
+        every name but ``model`` gets :attr:`default_model`."""
+        text, assigned = self._kept(part, truncated)
+        if text is None:
+            return part.strip()
+        missing = set(self.slots) - assigned
+        together = ("X" in missing) == ("X_test" in missing)  # features and test features from the same code
+        if missing and base and together and assigned & set(self.slots):
+            base_text, base_assigned = self._kept(base)
+            if base_text is not None and missing - {"model"} <= base_assigned:
+                text, assigned = f"{base_text}\n{text}".strip(), assigned | base_assigned
+        if "model" in self.slots and "model" not in assigned and self.default_model \
+                and set(self.slots) - {"model"} <= assigned:
+            text += f"\nmodel = {self.default_model}  # the harness's default: the part defined no model"
+            assigned.add("model")
+        return text if set(self.slots) <= assigned else part.strip()
+
+    def _kept(self, part: str, truncated: bool = False) -> tuple[str | None, set[str]]:
+        """The cleaned text of ``part`` (see :meth:`cleaned`, default model and base aside) and the names it
+        assigns; (None, empty) when ``part`` is not Python."""
         tree, lines = _parsed(part, truncated)
         if tree is None:
-            return part.strip()
+            return None, set()
         fixed = {ast.unparse(node) for node in ast.parse(self.head + "\n" + self.tail).body}
         dropped: set[str] = set()  # names assigned by dropped statements
         keep: list[ast.stmt] = []
         for node in tree.body:
             loads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
             stores = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-            if ast.unparse(node) in fixed:  # a copy: the fixed lines define the same names
+            if ast.unparse(node) in fixed or _left_open(node):  # a copy of a fixed line or of the outline's `X = ...`
                 continue
             if _harness_work(node) or loads & dropped:
-                dropped |= stores - set(self.slots)
+                dropped |= (stores | _fitted(node)) - set(self.slots)  # a search fitted on the split goes too
                 continue
             dropped -= stores
             keep.append(node)
-        text = "\n".join("\n".join(lines[n.lineno - 1 - len(getattr(n, "decorator_list", [])):n.end_lineno])
-                         for n in keep).strip()
+        swaps = _from_their_tables(keep, self.head)
+        edited = _edited(lines, swaps + _tolerant_drops(lines, keep, {(e[0], e[1]) for e in swaps}))
+        text = _joined(edited, keep, tree.body)
+        try:
+            ast.parse(text)
+        except SyntaxError:  # an edit the reply's layout did not allow: the statements as written
+            text = _joined(lines, keep, tree.body)
         assigned = {n.id for node in keep for n in ast.walk(node) if isinstance(n, ast.Name)
                     and isinstance(n.ctx, ast.Store)}
-        return text if set(self.slots) <= assigned else part.strip()
+        return text, assigned
 
     def outline(self) -> str:
         """The program as the model is shown it: the fixed lines around one line per name to define."""
         notes = {**_SLOTS, **self.notes}
         slots = "\n".join(f"{name} = ...  # {notes[name]}" for name in self.slots)
         return (f"{self.head}\n# >>> YOUR PART: replace each ... (add any code these need) <<<\n{slots}\n"
-                f"# >>> end of your part <<<\n{self.tail}")
+                f"{OUTLINE_END}\n{self.tail}")
+
+
+_TEST_TABLES = {"test", "X_test"}
+
+
+def _rows(node: ast.stmt) -> range:
+    return range(node.lineno - 1 - len(getattr(node, "decorator_list", [])), node.end_lineno or node.lineno)
+
+
+def _joined(lines: list[str], keep: list[ast.stmt], body: list[ast.stmt]) -> str:
+    """The text of the ``keep`` statements of ``body``: whole lines, each once (a line of several statements,
+    a; b, is kept when all of them are; else the kept ones' own text, unedited)."""
+    kept_ids = {id(node) for node in keep}
+    shared = {row for node in body if id(node) not in kept_ids for row in _rows(node)}
+    source = "\n".join(lines)
+    out: dict[int | str, str] = {}
+    for node in keep:
+        if shared & set(_rows(node)):
+            out[f"segment {id(node)}"] = ast.get_source_segment(source, node) or ""
+        else:
+            out.update({row: lines[row] for row in _rows(node)})
+    return "\n".join(out.values()).strip()
+
+
+# An edit of a part's text: (row, start byte, end byte, replacement), rows from 0; ast's columns are UTF-8 bytes.
+_Edit = tuple[int, int, int, str]
+
+
+def _edited(lines: list[str], edits: list[_Edit]) -> list[str]:
+    """``lines`` with the (non-overlapping) ``edits`` made, the last first so that earlier offsets hold."""
+    lines = list(lines)
+    for row, start, end, text in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        raw = lines[row].encode()
+        lines[row] = (raw[:start] + text.encode() + raw[end:]).decode()
+    return lines
+
+
+def _from_their_tables(statements: list[ast.stmt], head: str) -> list[_Edit]:
+    """Edits by which ``X = <expression of test only>`` reads train instead, and ``X_test = <expression of
+    train only>`` test (when the head reads both tables): X must have one row per row of train, X_test one per
+    row of test, and small models mix the two names up. Names inside ``len(...)`` or before ``.shape``/
+    ``.index``/``.columns`` are sizes, not the rows read; an expression that also reads the name it assigns
+    (``X = pd.concat([X, test])``) or binds the table's name (a comprehension) is left as it is."""
+    if "test = pd.read_csv(" not in head:
+        return []
+    wrong = {"X": ("test", "train"), "X_test": ("train", "test")}
+    edits: list[_Edit] = []
+    for node in statements:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id in wrong):
+            continue
+        target = node.targets[0].id
+        read, meant = wrong[target]
+        sizes = {id(n) for sub in ast.walk(node.value) for n in ast.walk(sub)
+                 if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "len")
+                 or (isinstance(sub, ast.Attribute) and sub.attr in ("shape", "index", "columns"))}
+        tables = [n for n in ast.walk(node.value) if isinstance(n, ast.Name) and id(n) not in sizes]
+        bound = any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) for n in ast.walk(node.value)
+                    if getattr(n, "id", None) == read)
+        names = {n.id for n in tables}
+        if read in names and meant not in names and target not in names and not bound:
+            edits += [(n.lineno - 1, n.col_offset, n.end_col_offset, meant) for n in tables  # type: ignore[misc]
+                      if n.id == read]
+    return edits
+
+
+def _tolerant_drops(lines: list[str], statements: list[ast.stmt], swapped: set[tuple[int, int]]) -> list[_Edit]:
+    """Edits adding ``errors='ignore'`` to every ``test.drop(...)`` (or ``X_test.drop``) call of
+    ``statements`` that does not pass ``errors`` (``swapped``: (row, column) of table names that
+    :func:`_from_their_tables` renames, whose drops are left as they are)."""
+    edits: list[_Edit] = []
+    for node in statements:
+        for call in ast.walk(node):
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "drop"
+                    and isinstance(call.func.value, ast.Name) and call.func.value.id in _TEST_TABLES
+                    and not any(k.arg == "errors" for k in call.keywords) and call.end_lineno is not None):
+                continue
+            receiver = call.func.value
+            if (receiver.lineno - 1, receiver.col_offset) in swapped:
+                continue
+            given = [*call.args, *call.keywords]
+            if given:  # right after the last argument (a comment or trailing comma may follow it)
+                last = max(given, key=lambda a: (a.end_lineno or 0, a.end_col_offset or 0))
+                edits.append(((last.end_lineno or 1) - 1, last.end_col_offset or 0, last.end_col_offset or 0,
+                              ", errors='ignore'"))
+            else:
+                close = call.end_col_offset - 1  # type: ignore[operator]  # the call's closing parenthesis
+                edits.append((call.end_lineno - 1, close, close, "errors='ignore'"))
+    return edits
+
+
+def _fitted(node: ast.stmt) -> set[str]:
+    """The name a statement ``name.fit(...)`` fits (empty for any other statement)."""
+    call = node.value if isinstance(node, ast.Expr) else None
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "fit" \
+            and isinstance(call.func.value, ast.Name):
+        return {call.func.value.id}
+    return set()
+
+
+def _left_open(node: ast.stmt) -> bool:
+    """Whether ``node`` is an outline line the model copied without filling it in (``X = ...``)."""
+    return isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value is Ellipsis
 
 
 def _parsed(part: str, truncated: bool) -> tuple[ast.Module | None, list[str]]:
@@ -205,15 +353,25 @@ def program_template(submission: dict[str, Any] | None, metric: str, domain: str
                      if id_column else f"# the test items are the files in {where}, one per row of sub")
     lines.append(f"sub = pd.read_csv('./data/{sample}'{ids})  # the submission's rows and columns, to fill in")
     slots, notes = ("X", "y", "X_test", "model"), {}
-    if domain == "image":
-        notes["X"] = _SLOTS["X"] + ("; images: stack load_image(path) of each image (size=(64, 64) when their "
-                                    "sizes differ)")
     if not reads_test:
         notes["X_test"] = _SLOTS["X_test"].replace("the rows of test (in the order of sub)", "the test items of sub")
+    image_files = _image_files(data_preview, id_column, reads_test) if domain == "image" else None
+    if image_files:
+        lines += image_files
+        notes["X"] = _SLOTS["X"] + (": images as rows, e.g. np.stack([load_image(f) for f in train_files]) "
+                                    "(load_image(f, size=(64, 64)) when their sizes differ)")
+        if any(line.startswith("test_files") for line in image_files):
+            notes["X_test"] = (notes.get("X_test") or _SLOTS["X_test"]) + (", e.g. np.stack([load_image(f) for f "
+                                                                           "in test_files])")
+    elif domain == "image":
+        notes["X"] = _SLOTS["X"] + ("; images: stack load_image(path) of each image (size=(64, 64) when their "
+                                    "sizes differ)")
     if re.search(rf"(?m)^(\./)?data/train\.csv:.*\b{re.escape(target)} \(", data_preview):  # a column of train
         lines.append(f"y = train['{target}']  # the target")
         slots = ("X", "X_test", "model")
     tail = [
+        f"unwritten = [name for name, value in zip({slots!r}, ({', '.join(slots)})) if value is Ellipsis]",
+        "assert not unwritten, f'your part left {unwritten} as ...: replace each ... with code'",
         "def is_text(values):",
         "    return np.ndim(values) == 1 and pd.api.types.infer_dtype(np.asarray(values, dtype=object), "
         "skipna=True) == 'string'",
@@ -230,8 +388,10 @@ def program_template(submission: dict[str, Any] | None, metric: str, domain: str
         f"{MAX_ONE_HOT}]",
         "    both = pd.get_dummies(both.drop(columns=many)).fillna(0)",
         "    X, X_test = both.iloc[:len(X)], both.iloc[len(X):]",
-        "assert np.shape(X_test)[0] == len(sub), f'X_test has {np.shape(X_test)[0]} rows, the submission {len(sub)}'",
-        "assert np.shape(X)[0] == len(y), f'X has {np.shape(X)[0]} rows, y {len(y)}'",
+        "assert np.shape(X_test)[0] == len(sub), f'X_test has {np.shape(X_test)[0]} rows, the submission {len(sub)}"
+        f": make X_test from {'test' if reads_test else 'the test items'}, one row each'",
+        "assert np.shape(X)[0] == len(y), f'X has {np.shape(X)[0]} rows, y {len(y)}: make X from train, one row "
+        "per row of train'",
         *([check] if check else []),
         "X_train, X_valid, y_train, y_valid = train_test_split(X, y, test_size=0.2, random_state=0)",
         "model.fit(X_train, y_train)",
@@ -244,4 +404,49 @@ def program_template(submission: dict[str, Any] | None, metric: str, domain: str
         "os.makedirs('./submission', exist_ok=True)",
         f"sub[{header!r}].to_csv('./submission/submission.csv', index=False)",
     ]
-    return ProgramTemplate(head="\n".join(lines), tail="\n".join(tail), slots=slots, target=target, notes=notes)
+    default_model = ("Ridge() if np.ndim(X) == 1 or hasattr(X, 'tocsr') else "  # texts become sparse features
+                     "HistGradientBoostingRegressor(max_iter=200)" if metric in _REGRESSION
+                     else "LogisticRegression(max_iter=1000)")
+    return ProgramTemplate(head="\n".join(lines), tail="\n".join(tail), slots=slots, target=target, notes=notes,
+                           default_model=default_model)
+
+
+def _image_files(data_preview: str, id_column: str | None, reads_test: bool) -> list[str] | None:
+    """Fixed lines naming each row's image file (``train_files``, ``test_files``), when the preview shows
+    the training images (and, without a test.csv, the test images) as a folder of files named by the id
+    column, e.g. ``./data/train/: folder of 4000 files, e.g. 00000.png, ...`` with ids like ``02183``
+    (the extension is added) or ``02183.png``; else None."""
+    folder = r"(?m)^\./data/((?:train|test)[^/\s]*)/: folder of \d+ files, e\.g\. [^,\s]*?(\.\w+)[,\s]"
+    folders = dict(re.findall(folder, data_preview + "\n"))
+    train = next((f for f in folders if f.startswith("train")), None)
+    test = next((f for f in folders if f.startswith("test")), None)
+    if not id_column or train is None or (test is None and not reads_test):
+        return None
+    train_id, test_id = _first_value(data_preview, "train", id_column), _first_value(data_preview, "test", id_column)
+    if train_id is None or (reads_test and test_id is None):
+        return None
+    rows = "test" if reads_test else "sub"
+
+    def files(name: str, folder: str, table: str, example: str | None) -> str:
+        extension = "" if example is not None and example.endswith(folders[folder]) else f" + '{folders[folder]}'"
+        return f"{name} = './data/{folder}/' + {table}['{id_column}']{extension}"
+
+    lines = [files("train_files", train, "train", train_id) + "  # each row's image file"]
+    if test is not None:
+        lines.append(files("test_files", test, rows, test_id if reads_test else train_id)
+                     + f"  # each test item's image file, in the order of {rows}")
+    return lines
+
+
+def _first_value(data_preview: str, table: str, column: str) -> str | None:
+    """The value of ``column`` in the first row the preview shows of ``./data/<table>.csv`` (None when the
+    preview does not show that table, that column or a row that splits into its columns)."""
+    match = re.search(rf"(?m)^\./data/{table}\.csv: .*? columns: (.*)\n\s+row: (.*)$", data_preview)
+    if match is None:
+        return None
+    names = [c.rsplit(" (", 1)[0] for c in match.group(1).split(", ")]
+    values = match.group(2).split(", ")
+    if column not in names or len(values) != len(names):
+        return None
+    value = values[names.index(column)]
+    return None if value.endswith("...") or "/" in value else value  # clipped, or a path: not a file's name

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mle_env.agents.program_template import ProgramTemplate, program_template
+from mle_env.agents.program_template import OUTLINE_END, ProgramTemplate, part_of, program_template
 from mle_env.scaffolds.aide import prompts
 from mle_env.scaffolds.aide.journal import Node
 from mle_env.scaffolds.aide.proposer import Proposal, SearchContext
@@ -80,11 +80,21 @@ class LLMProposer:
         template = self.template(ctx)
         user = self._prompt(operator, parent, ctx, template)
         messages = [{"role": "system", "content": _system(template)}, {"role": "user", "content": user}]
-        completion = self.llm.chat(messages)
+        # a reply that copies the outline in place has written its part by its end-of-part line
+        options = {"stop": [OUTLINE_END]} if template is not None else {}
+        completion = self.llm.chat(messages, **options)
+        completions = [completion]
         plan, code = extract_code(completion.content)
+        if not code.strip():  # small models sometimes answer with the prompt's words or a plan alone: ask once more
+            messages = [*messages, {"role": "assistant", "content": completion.content},
+                        {"role": "user", "content": prompts.code_please(template)}]
+            completion = self.llm.chat(messages, **options)
+            completions.append(completion)
+            plan, code = extract_code(completion.content)  # the first reply's text is no plan
         if template is not None and code.strip():
-            code = template.assemble(code, truncated=completion.finish_reason == "length")
-        return Proposal(plan=plan or f"{operator} (no plan given)", code=code, llm=[completion.record()])
+            base = part_of(parent.code) if parent is not None else ""  # improve/debug change the parent's part
+            code = template.assemble(code, truncated=completion.finish_reason == "length", base=base)
+        return Proposal(plan=plan or f"{operator} (no plan given)", code=code, llm=[c.record() for c in completions])
 
     def _prompt(self, operator: str, parent: Node | None, ctx: SearchContext, template: ProgramTemplate | None) -> str:
         context = prompts.header(ctx.task, ctx.data_preview, ctx.metric, ctx.lower_is_better, ctx.node_timeout,

@@ -218,7 +218,8 @@ class AidePolicy(ScriptedPolicy):
             started = time.monotonic()
             self._set_status("running" if branch is None else f"running in a fork of node {parent.id}", node,
                              journal.best(lower))
-            action = run_action(node, max(5.0, self._timeout(obs) - thinking))
+            # the time left is `thinking` seconds less than the observation says; the node's own cap stays
+            action = run_action(node, self._timeout({**obs, "time_left": float(obs["time_left"]) - thinking}))
             obs = (yield action) if branch is None else _step(branch, action)
             self._record_run(node, obs, time.monotonic() - started)
             if not node.buggy or (node.exit_code == 0 and not node.timed_out):  # a file without a score may

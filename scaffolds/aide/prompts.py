@@ -220,6 +220,14 @@ FIX_HINTS_FILL = {
 }
 
 
+def code_please(template: ProgramTemplate | None) -> str:
+    """The follow-up to a reply that had no code."""
+    if template is None:
+        return "Your reply has no code. Answer with the whole program as ONE fenced ```python code block."
+    return (f"Your reply has no code. Answer with your part only ({', '.join(template.slots)} = ...) as ONE "
+            "fenced ```python code block.")
+
+
 def debug(context: str, node: Node, output_chars: int, template: ProgramTemplate | None = None) -> str:
     """The prompt to fix ``node``: its code, what went wrong (class, reason, the validator's message), a
     hint for that class and the end of its output (the traceback's tail when there is one)."""
@@ -231,6 +239,9 @@ def debug(context: str, node: Node, output_chars: int, template: ProgramTemplate
     if kind == "wrong_columns" and target and f"['{target}'] not found" in node.output:  # the 1.5B model's habit
         hint += (f" test has no '{target}' column (it is what you predict): drop '{target}' from train only, "
                  "never from test.")
+    if "got an unexpected keyword argument" in node.output:  # the 1.5B model's n_estimators for HistGradientBoosting*
+        hint += (" Pass only parameters the estimator has: HistGradientBoostingRegressor/Classifier take max_iter, "
+                 "learning_rate, max_depth (not n_estimators).")
     cut_off = bool(node.llm) and node.llm[-1].get("finish_reason") == "length"
     problem = ("The reply was cut off at the token limit, so the program is incomplete: write a much shorter "
                "one.\n" if cut_off else "") + node.bug_reason

@@ -83,3 +83,30 @@ def test_no_new_node_when_the_time_left_would_go_to_the_llm(tmp_path: Path) -> N
     policy.journal.nodes.append(Node(0, "draft", llm=[{"latency_s": 100.0}]))
     assert not policy._room_for_a_node(obs)  # the next proposal would take about 100 s of the 120
     assert policy._room_for_a_node({"steps_left": -1, "time_left": 150.0})
+
+
+class SlowProposer(FixedProposer):
+    """Takes ``seconds`` to propose, as an LLM does."""
+
+    def __init__(self, seconds: float, *programs: str) -> None:
+        super().__init__(*programs)
+        self.seconds = seconds
+
+    def propose(self, operator: str, parent: Node | None, ctx: SearchContext) -> Proposal:
+        import time
+
+        time.sleep(self.seconds)
+        return super().propose(operator, parent, ctx)
+
+
+def test_a_slow_proposal_leaves_the_node_its_whole_run_time(practice_home: Path, tmp_path: Path) -> None:
+    """The proposal's time comes out of the episode's time left, not out of the node's own cap (a first
+    draft of a local model takes longer than node_timeout: its program used to get 5 s)."""
+    policy = mle_env.make_policy("aide", custom_proposer=SlowProposer(3.0, COPY_SAMPLE), max_nodes=1, num_drafts=1,
+                                 node_timeout=8, journal=str(tmp_path / "journal.jsonl"))
+    env = mle_env.make("practice-house-prices", sandbox="local", time_limit=600)
+    result = mle_env.run_episode(env, policy, seed=0)
+    env.close()
+    runs = [s["action"] for s in read_trajectory(Path(result.trajectory))
+            if s["type"] == "step" and "solution.py" in s["action"].get("code", "")]
+    assert [run["timeout"] for run in runs] == [8]

@@ -107,6 +107,54 @@ def test_fill_in_prompts_show_the_fixed_lines_and_only_the_models_part(tmp_path:
         LLMProposer(llm=FakeLLM(8192), program="fill").template(multi)
 
 
+class ReplayLLM(FakeLLM):
+    """Answers with recorded real replies in turn, keeping what each call was sent."""
+
+    def __init__(self, replies: list[dict[str, Any]]) -> None:
+        super().__init__(8192, max_tokens=800)
+        self.replies, self.sent = list(replies), []
+
+    def chat(self, messages: list[dict[str, Any]], stop: list[str] | None = None) -> Any:
+        from mle_env.agents.llm import Completion
+
+        self.sent.append({"messages": messages, "stop": stop})
+        reply = self.replies.pop(0)
+        content = reply["content"]
+        for end in stop or []:  # as a server does: the reply ends before the first stop string
+            content = content.split(end, 1)[0]
+        return Completion(content=content, tool_calls=(), prompt_tokens=2000, completion_tokens=200,
+                          latency_s=1.0, cost=None, model=reply.get("model", ""),
+                          finish_reason=reply.get("finish_reason", "stop"), retries=0)
+
+
+def test_a_reply_without_code_is_asked_once_more_and_fill_in_replies_stop_at_the_part_end(tmp_path: Path) -> None:
+    """The real 1.5B reply that repeated the prompt's memory (no code) gets one follow-up turn; the second,
+    real, reply's part is what the node runs. Fill-in calls stop where a copied outline ends the part."""
+    from mle_env.agents.program_template import OUTLINE_END
+
+    no_code = json.loads((DATA / "completion_no_code.json").read_text())
+    house = [json.loads(line) for line in (DATA / "completions_fill.jsonl").read_text().splitlines()
+             if '"practice-house-prices"' in line][0]
+    llm = ReplayLLM([no_code, house])
+    proposal = LLMProposer(llm=llm).propose("draft", None, context(Journal(tmp_path / "j.jsonl", {})))
+    assert extract_code(no_code["content"])[1] == ""  # the recorded reply really has no code
+    assert len(llm.sent) == 2 and [c["stop"] for c in llm.sent] == [[OUTLINE_END]] * 2
+    follow_up = llm.sent[1]["messages"]
+    assert [m["role"] for m in follow_up] == ["system", "user", "assistant", "user"]
+    assert follow_up[2]["content"] == no_code["content"] and "Your reply has no code" in follow_up[3]["content"]
+    assert "X, X_test, model = ..." in follow_up[3]["content"]
+    assert "X_test = test.drop('SalePrice', axis=1, errors='ignore')" in part_of(proposal.code)
+    assert len(proposal.llm) == 2  # both calls are kept on the node
+    assert "Earlier attempts" not in proposal.plan and "# Instructions" not in proposal.plan  # not the echo
+    second = proposal.llm[1]["content"]
+    assert OUTLINE_END not in second and "sub[['Id', 'SalePrice']]" not in second
+    assert len(llm.sent[0]["messages"]) == 2  # the first call's messages are not changed by the second turn
+    whole = ReplayLLM([no_code, no_code])  # whole programs: the same one retry, no stop
+    ctx = context(Journal(tmp_path / "k.jsonl", {}))
+    proposal = LLMProposer(llm=whole, program="whole").propose("draft", None, ctx)
+    assert proposal.code == "" and [c["stop"] for c in whole.sent] == [None, None]
+
+
 def test_time_short_says_so() -> None:
     assert "Time is short" in prompts.budget(100, 2, 90) and "Time is short" not in prompts.budget(1000, 2, 90)
 
@@ -205,3 +253,15 @@ def test_debug_prompt_of_a_reply_cut_off_asks_for_a_shorter_program() -> None:
     text = prompts.debug("CONTEXT", node, 2000)
     assert "# What went wrong (syntax)" in text and "cut off at the token limit" in text
     assert "SyntaxError" in text
+
+
+def test_debug_prompt_names_the_parameters_of_hist_gradient_boosting() -> None:
+    """The 1.5B model's habit (house prices, 5 of 14 nodes in a pilot): n_estimators for HistGradientBoosting*."""
+    output = ("Traceback (most recent call last):\n  File \"/home/code/node_3/solution.py\", line 17, in <module>\n"
+              "    model = HistGradientBoostingRegressor(n_estimators=100, learning_rate=0.1)\n"
+              "TypeError: HistGradientBoostingRegressor.__init__() got an unexpected keyword argument 'n_estimators'\n")
+    node = Node(3, "improve", code="X = train\nmodel = HistGradientBoostingRegressor(n_estimators=100)", buggy=True,
+                exit_code=1, output_head=output, bug_reason="the program failed with exit code 1: TypeError: ...")
+    prompt = prompts.debug("# Task", node, 2000)
+    assert "take max_iter, learning_rate, max_depth (not n_estimators)" in prompt
+    assert "not n_estimators" not in prompts.debug("# Task", dataclasses.replace(node, output_head="KeyError: 'a'"), 2000)

@@ -20,6 +20,9 @@ from mle_env.text_interface import extract_code
 # Real replies of Qwen2.5-Coder-1.5B in fill-in mode (benchmarks/llm_agents.py), with what the program did then.
 RECORDED = [json.loads(line) for line in (Path(__file__).parent / "data" / "completions_fill.jsonl").read_text()
             .splitlines() if line.strip()]
+# Real 1.5B replies that failed before the cleaning repaired them: test.drop of the target, no model.
+REPAIRED = [json.loads(line) for line in (Path(__file__).parent / "data" / "completions_fill_repaired.jsonl")
+            .read_text().splitlines() if line.strip()]
 
 PARTS = {
     "practice-house-prices": (
@@ -50,15 +53,16 @@ def _defined(part: str) -> list[str]:
     return sorted(names & {"X", "y", "X_test", "model"})
 
 
-def _run(cid: str, part: str) -> tuple[dict[str, Any], str, str]:
-    """Run the assembled program in a fresh episode: its observation, the validator's verdict, the program."""
+def _run(cid: str, part: str, truncated: bool = False, base: str = "") -> tuple[dict[str, Any], str, str]:
+    """Run the assembled program in a fresh episode: its observation, the validator's verdict, the program
+    (``truncated``: the part is a reply cut off at the token limit; ``base``: the part it changes)."""
     env = mle_env.make(cid, sandbox="local", time_limit=600)
     try:
         _, info = env.reset(seed=0)
         preview = env.step({"type": "python", "code": PREVIEW, "timeout": 60})[0]["stdout"]  # as AIDE sees the data
         template = program_template(info["submission"], info["metric"]["name"], info["domain"], preview)
         assert template is not None
-        program = template.assemble(part)
+        program = template.assemble(part, truncated, base)
         ran = env.step({"type": "python", "code": program, "timeout": 300})[0]
         verdict = env.step({"type": "validate"})[0]["stdout"].strip()
         return ran, verdict, program
@@ -79,10 +83,10 @@ def test_a_filled_in_template_scores_itself_and_writes_a_valid_submission(practi
 
 
 def test_a_part_with_the_wrong_test_rows_fails_with_a_message_naming_them(practice_home: Path) -> None:
-    part = PARTS["practice-fine-food-reviews"].replace("X_test = vectorizer.transform(test['review'])",
-                                                       "X_test = vectorizer.transform(train['review'])")
+    part = PARTS["practice-fine-food-reviews"].replace("X_test = vectorizer.transform(test['review'])", "X_test = X")
     ran, verdict, _ = _run("practice-fine-food-reviews", part)
-    assert int(ran["exit_code"]) != 0 and "X_test has 4000 rows, the submission 1000" in ran["stderr"]
+    assert int(ran["exit_code"]) != 0
+    assert "X_test has 4000 rows, the submission 1000: make X_test from test, one row each" in ran["stderr"]
     assert verdict != "valid"
 
 
@@ -108,7 +112,8 @@ def test_copies_of_the_fixed_lines_and_the_harness_work_are_taken_out_of_a_part(
     template = program_template(one, "rmsle", "tabular", "./data/train.csv: Id (number), SalePrice (number)\n"
                                                          "./data/test.csv: Id (number)")
     assert template is not None and "y = train['SalePrice']" in template.head
-    features = "X = train.drop(columns=['Id', 'SalePrice'])\nX_test = test.drop(columns=['Id'])\nmodel = Ridge()"
+    features = ("X = train.drop(columns=['Id', 'SalePrice'])\nX_test = test.drop(columns=['Id'], errors='ignore')\n"
+                "model = Ridge()")
     reply = (f"{template.head}\n{features}\n"
              "X_train, X_valid, y_train, y_valid = train_test_split(X, y, test_size=0.25)\n"
              "model.fit(X_train, y_train)\nscore = mean_squared_log_error(y_valid, model.predict(X_valid)) ** 0.5\n"
@@ -156,6 +161,99 @@ def test_recorded_text_replies_run_to_a_valid_submission(practice_home: Path) ->
         ran, verdict, _ = _run(record["competition"], extract_code(record["content"])[1])
         assert int(ran["exit_code"]) == 0 and verdict == "valid", ran["stderr"][-300:]
         assert validation_score(ran["stdout"]) > 0.8  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("record", REPAIRED, ids=[r["repair"] for r in REPAIRED])
+def test_recorded_failing_replies_are_repaired_to_a_valid_submission(practice_home: Path,
+                                                                     record: dict[str, Any]) -> None:
+    """house: `X_test = test.drop(columns=['Id', 'SalePrice'])` raised KeyError (test has no target); mnist: a
+    part with X and X_test from the image files but no model raised NameError, and an improvement that only
+    wrote a grid search fitted on X_train (NameError). All now run to a valid file."""
+    ran, verdict, program = _run(record["competition"], extract_code(record["content"])[1],
+                                 truncated=record["finish_reason"] == "length", base=record.get("base", ""))
+    assert int(ran["exit_code"]) == 0 and verdict == "valid", ran["stderr"][-300:]
+    score = validation_score(ran["stdout"])
+    assert score is not None and ((score < 0.3) if record["competition"] == "practice-house-prices" else (score > 0.8))
+    part = part_of(program)
+    if record["repair"] == "no model":
+        assert part.endswith("model = LogisticRegression(max_iter=1000)  # the harness's default: the part defined "
+                             "no model")
+    elif record["repair"] == "improve without X":  # the parent's part, then the change, the search's fit gone
+        assert part.startswith(record["base"]) and "model = RandomForestClassifier()" in part
+        assert "X_train" not in part and "best_estimator_" not in part
+    else:
+        assert "test.drop(columns=['Id', 'SalePrice'], errors='ignore')" in part
+
+
+def test_image_files_are_named_by_the_fixed_lines_as_the_preview_shows_them(practice_home: Path) -> None:
+    """mnist's real preview: train_files/test_files from the ids; a part that stacks them runs to a valid file;
+    an outline copied with `X = ...` left open fails with a message naming what is left."""
+    ran, verdict, program = _run("practice-mnist-digits", "X = np.stack([load_image(f) for f in train_files])\n"
+                                 "X_test = np.stack([load_image(f) for f in test_files])\n"
+                                 "model = LogisticRegression(max_iter=200)")
+    assert int(ran["exit_code"]) == 0 and verdict == "valid", ran["stderr"][-300:]
+    assert "train_files = './data/train/' + train['id'] + '.png'" in program
+    assert "test_files = './data/test/' + sub['id'] + '.png'" in program
+    ran, verdict, _ = _run("practice-mnist-digits", "X = np.stack([load_image(f) for f in train_files])\n"
+                           "X_test = ...  # the features of the test items\nmodel = ...")
+    assert int(ran["exit_code"]) != 0 and "your part left ['X_test', 'model'] as ..." in ran["stderr"]
+    sub = {"header": ["id", "has_cactus"], "id_column": "id", "targets": ["has_cactus"],
+           "sample": "sample_submission.csv"}
+    with_extension = ("./data/train/: folder of 17500 files, e.g. 0004be2cfeaba1c0361d39e2b000257b.jpg, a.jpg\n"
+                      "./data/train.csv: 17500 rows, 2 columns: id (text), has_cactus (number)\n"
+                      "   row: 0004be2cfeaba1c0361d39e2b000257b.jpg, 1\n"
+                      "./data/test/: folder of 4000 files, e.g. 000940378805c44108d287872b2f04ce.jpg")
+    template = program_template(sub, "auc", "image", with_extension)
+    assert template is not None and "train_files = './data/train/' + train['id']  #" in template.head
+    assert "test_files = './data/test/' + sub['id']  #" in template.head  # the ids already end in .jpg
+    other_ids = with_extension.replace("columns: id (text)", "columns: name (text)")  # the files' ids unknown
+    template = program_template(sub, "auc", "image", other_ids)
+    assert template is not None and "train_files" not in template.head
+
+
+def test_x_made_from_test_reads_train_and_x_test_made_from_train_reads_test() -> None:
+    """The real 1.5B part of house-prices seed 1 (four nodes in a row): `X = test.drop(columns=['Id'])`."""
+    template = program_template(*(_TEMPLATE_INPUTS["practice-house-prices"]))
+    assert template is not None
+    part = "X = test.drop(columns=['Id'])  # test\nX_test = test.drop(columns=['Id'])\nmodel = Ridge()"
+    assert template.cleaned(part) == ("X = train.drop(columns=['Id'])  # test\n"
+                                      "X_test = test.drop(columns=['Id'], errors='ignore')\nmodel = Ridge()")
+    assert template.cleaned("X = test\nX_test = vectorizer.transform(train['review'])\nmodel = Ridge()") == (
+        "X = train\nX_test = vectorizer.transform(test['review'])\nmodel = Ridge()")
+    both = "X = pd.concat([train, test])[:n]\nX_test = test\nmodel = Ridge()"  # reads both: as it is
+    assert template.cleaned(both) == both
+    sizes = ("full = pd.concat([train.drop(columns=['SalePrice']), test])\nX = full[:len(train)]\n"
+             "X_test = full[len(train):]\nmodel = Ridge()")  # train's size is not train's rows
+    assert template.cleaned(sizes) == sizes
+    grows = "X = pd.concat([X, test[cols]])\nX_test = test\nmodel = Ridge()"  # X reads itself: as it is
+    assert template.cleaned(grows) == grows
+
+
+def test_a_change_that_leaves_out_names_runs_after_the_part_it_changes() -> None:
+    template = program_template(*(_TEMPLATE_INPUTS["practice-house-prices"]))
+    assert template is not None
+    base = "X = train.drop(columns=['Id'])\nX_test = test.drop(columns=['Id'], errors='ignore')\nmodel = Ridge()"
+    assert template.cleaned("model = Ridge(alpha=3)", base=base) == f"{base}\nmodel = Ridge(alpha=3)"
+    search = ("model = Ridge()\nsearch = GridSearchCV(model, {'alpha': [1, 3]})\nsearch.fit(X_train, y_train)\n"
+              "model = search.best_estimator_")  # the search fitted on the split goes, and what it found
+    assert template.cleaned(search, base=base) == (f"{base}\nmodel = Ridge()\n"
+                                                   "search = GridSearchCV(model, {'alpha': [1, 3]})")
+    assert template.cleaned("print(1)", base=base) == "print(1)"  # no name of the part at all: not a change
+    half = "X = train[['LotArea']]\nmodel = Ridge()"  # new X without its X_test: the parent's would not match
+    assert template.cleaned(half, base=base) == half
+
+
+def test_the_cleaning_keeps_a_line_of_several_statements_once_and_ends_drops_with_a_trailing_comma() -> None:
+    template = program_template(*(_TEMPLATE_INPUTS["practice-house-prices"]))
+    assert template is not None
+    part = ("X = train.drop(columns=['Id', 'SalePrice']); X_test = test.drop(\n    columns=['Id', 'SalePrice'],  # é\n)"
+            "\nmodel = Ridge(); model.fit(X_train, y_train)")
+    cleaned = template.cleaned(part)
+    assert cleaned == ("X = train.drop(columns=['Id', 'SalePrice']); X_test = test.drop(\n"
+                       "    columns=['Id', 'SalePrice'], errors='ignore',  # é\n)\nmodel = Ridge()")
+    compile(cleaned, "<part>", "exec")
+    generator = "X = train\nX_test = test.drop(c for c in ['Id'])\nmodel = Ridge()"  # no room for errors=
+    assert template.cleaned(generator) == generator
 
 
 _TEMPLATE_INPUTS = {
