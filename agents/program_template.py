@@ -6,10 +6,11 @@ Small models (Qwen2.5-Coder-1.5B) given only an outline write plausible programs
 defined (``X_valid``, ``y_train``), print another metric than the competition's, or write the submission
 in the wrong shape; with the fixed lines in place they only have to get the features and the model right.
 The fixed lines also turn what small models most often leave as text into numbers: raw texts (X one
-text per row) become TF-IDF features; DataFrames keep the columns X and X_test share, with text columns of
-at most :data:`MAX_ONE_HOT` values one-hot encoded (pandas.get_dummies over both), other text columns
-dropped and gaps filled with 0. The validation score is the metric's plain call (no per-competition
-parameters: metrics that need some, such as f1's average, have no template). A reply that copies the fixed
+text per row, or a DataFrame of only free-text columns, joined per row) become TF-IDF features; other
+DataFrames keep the columns X and X_test share, with text columns of at most :data:`MAX_ONE_HOT` values
+one-hot encoded (pandas.get_dummies over both), other text columns dropped and gaps filled with 0. The
+validation score is the metric's plain call (no per-competition parameters: metrics that need some, such as
+f1's average, have no template). A reply that copies the fixed
 lines or does the harness's work itself has those lines taken out (:meth:`ProgramTemplate.cleaned`).
 
 The template exists where the harness knows how to score the metric and the submission has one target
@@ -88,6 +89,8 @@ _SPLIT_NAMES = {"X_train", "X_valid", "y_train", "y_valid"}
 
 def _harness_work(node: ast.stmt) -> bool:
     """Whether a top-level statement of a part does what the fixed lines do (see ProgramTemplate.cleaned)."""
+    if _fitted(node) and len(node.value.args) >= 2:  # type: ignore[attr-defined]  # fit(X, y): the harness fits
+        return True
     for n in ast.walk(node):
         if isinstance(n, ast.Name) and n.id in _SPLIT_NAMES:
             return True
@@ -133,8 +136,9 @@ class ProgramTemplate:
         no longer defines every name the part must (or ``part`` is not valid Python), ``part`` as it is. A
         reply cut off at the token limit loses its unfinished last lines first.
 
-        Also dropped: outline lines copied unfilled (``X = ...``) and, with a statement ``search.fit(...)``
-        on the split, what uses ``search`` after it. A line of several statements (a; b) is kept once.
+        Also dropped: outline lines copied unfilled (``X = ...``), supervised fits (``search.fit(X, y)``)
+        and, after a dropped ``search.fit(...)``, what uses ``search``. A line of several statements (a; b)
+        is kept once.
 
         Repairs: ``X = <expression of test only>`` reads train instead (and ``X_test`` of train only, test);
         a ``test.drop(...)`` (or ``X_test.drop``) call without ``errors`` gets ``errors='ignore'`` (small
@@ -375,6 +379,13 @@ def program_template(submission: dict[str, Any] | None, metric: str, domain: str
         "def is_text(values):",
         "    return np.ndim(values) == 1 and pd.api.types.infer_dtype(np.asarray(values, dtype=object), "
         "skipna=True) == 'string'",
+        "def free_text(frame):  # its text columns of more than a few values",
+        "    return [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c]) and frame[c].nunique() > "
+        f"{MAX_ONE_HOT}]",
+        "if isinstance(X, pd.DataFrame) and isinstance(X_test, pd.DataFrame):  # only free texts: one text per row",
+        "    shared = [c for c in X.columns if c in X_test.columns]",
+        "    if shared and free_text(X[shared]) == shared:",
+        "        X, X_test = (frame[shared].fillna('').astype(str).agg(' '.join, axis=1) for frame in (X, X_test))",
         "if is_text(X):  # raw texts: TF-IDF features",
         "    vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)",
         "    X = vectorizer.fit_transform(pd.Series(X).fillna('').astype(str))",
@@ -384,9 +395,7 @@ def program_template(submission: dict[str, Any] | None, metric: str, domain: str
         "if isinstance(X, pd.DataFrame) and isinstance(X_test, pd.DataFrame):  # shared columns, text one-hot",
         "    shared = [c for c in X.columns if c in X_test.columns]",
         "    both = pd.concat([X[shared], X_test[shared]])",
-        f"    many = [c for c in shared if not pd.api.types.is_numeric_dtype(both[c]) and both[c].nunique() > "
-        f"{MAX_ONE_HOT}]",
-        "    both = pd.get_dummies(both.drop(columns=many)).fillna(0)",
+        "    both = pd.get_dummies(both.drop(columns=free_text(both))).fillna(0)",
         "    X, X_test = both.iloc[:len(X)], both.iloc[len(X):]",
         "assert np.shape(X_test)[0] == len(sub), f'X_test has {np.shape(X_test)[0]} rows, the submission {len(sub)}"
         f": make X_test from {'test' if reads_test else 'the test items'}, one row each'",

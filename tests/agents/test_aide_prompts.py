@@ -264,4 +264,5 @@ def test_debug_prompt_names_the_parameters_of_hist_gradient_boosting() -> None:
                 exit_code=1, output_head=output, bug_reason="the program failed with exit code 1: TypeError: ...")
     prompt = prompts.debug("# Task", node, 2000)
     assert "take max_iter, learning_rate, max_depth (not n_estimators)" in prompt
-    assert "not n_estimators" not in prompts.debug("# Task", dataclasses.replace(node, output_head="KeyError: 'a'"), 2000)
+    other = dataclasses.replace(node, output_head="KeyError: 'a'")
+    assert "not n_estimators" not in prompts.debug("# Task", other, 2000)

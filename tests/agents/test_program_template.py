@@ -185,6 +185,23 @@ def test_recorded_failing_replies_are_repaired_to_a_valid_submission(practice_ho
         assert "test.drop(columns=['Id', 'SalePrice'], errors='ignore')" in part
 
 
+def test_a_frame_of_free_text_and_a_search_fitted_in_the_part_give_a_valid_submission(practice_home: Path) -> None:
+    """Real 1.5B parts of fine-food (the benchmark): X as a one-column DataFrame of review texts (get_dummies had
+    no column left: "No objects to concatenate"), and a grid search fitted on the raw texts in the part."""
+    frame = ("X = train.drop(columns=['id', 'product', 'great'])\nX_test = test.drop(columns=['id', 'product'])\n"
+             "model = LogisticRegression(C=4, max_iter=1000)")
+    search = ("from sklearn.model_selection import GridSearchCV\nX = train['review'].fillna('').astype(str)\n"
+              "X_test = test['review'].fillna('').astype(str)\n"
+              "model = LogisticRegression(C=4, max_iter=1000)\n"
+              "grid_search = GridSearchCV(model, {'C': [0.1, 1, 10]}, cv=5, scoring='roc_auc')\n"
+              "grid_search.fit(X, y)\nmodel = grid_search.best_estimator_")
+    for part in (frame, search):
+        ran, verdict, program = _run("practice-fine-food-reviews", part)
+        assert int(ran["exit_code"]) == 0 and verdict == "valid", ran["stderr"][-300:]
+        assert validation_score(ran["stdout"]) > 0.8  # type: ignore[operator]  # TF-IDF of the texts
+    assert "grid_search.fit" not in part_of(program) and "best_estimator_" not in part_of(program)
+
+
 def test_image_files_are_named_by_the_fixed_lines_as_the_preview_shows_them(practice_home: Path) -> None:
     """mnist's real preview: train_files/test_files from the ids; a part that stacks them runs to a valid file;
     an outline copied with `X = ...` left open fails with a message naming what is left."""
