@@ -147,9 +147,17 @@ class ProgramTemplate:
         (the parent's part, when improving or debugging), defines some of the names and leaves out others
         that ``base`` defines (X and X_test both or neither) runs after ``base``; and a part that defines
         every name but ``model`` gets :attr:`default_model`."""
+        return self._cleaned(part, truncated, base)[0]
+
+    def missing(self, part: str, truncated: bool = False, base: str = "") -> tuple[str, ...]:
+        """The names the part must define that ``part``, cleaned (see :meth:`cleaned`), does not (all of them
+        when ``part`` is not Python); empty when it defines every one."""
+        return self._cleaned(part, truncated, base)[1]
+
+    def _cleaned(self, part: str, truncated: bool, base: str) -> tuple[str, tuple[str, ...]]:
         text, assigned = self._kept(part, truncated)
         if text is None:
-            return part.strip()
+            return part.strip(), self.slots
         missing = set(self.slots) - assigned
         together = ("X" in missing) == ("X_test" in missing)  # features and test features from the same code
         if missing and base and together and assigned & set(self.slots):
@@ -160,7 +168,8 @@ class ProgramTemplate:
                 and set(self.slots) - {"model"} <= assigned:
             text += f"\nmodel = {self.default_model}  # the harness's default: the part defined no model"
             assigned.add("model")
-        return text if set(self.slots) <= assigned else part.strip()
+        left = tuple(name for name in self.slots if name not in assigned)
+        return (part.strip() if left else text), left
 
     def _kept(self, part: str, truncated: bool = False) -> tuple[str | None, set[str]]:
         """The cleaned text of ``part`` (see :meth:`cleaned`, default model and base aside) and the names it

@@ -5,7 +5,11 @@ and (improve/debug) the parent's code and output.
 ``program`` says what the model writes: "whole" programs, or ("fill") only the features and the estimator
 of a program whose other lines the harness writes (:mod:`mle_env.agents.program_template`: the split, the
 competition's metric, the submission file); "auto" (the default) fills in wherever the competition has a
-template (one target column, a metric the harness can score) and asks for whole programs elsewhere."""
+template (one target column, a metric the harness can score) and asks for whole programs elsewhere.
+
+A reply with no code, or (fill-in) whose part leaves a name undefined, gets one more turn that asks for the
+code block alone and names what is missing. In fill-in mode the model is stopped at the outline's
+end-of-part line (a reply that copies the outline and fills it in place has written its part by then)."""
 
 from __future__ import annotations
 
@@ -85,16 +89,29 @@ class LLMProposer:
         completion = self.llm.chat(messages, **options)
         completions = [completion]
         plan, code = extract_code(completion.content)
-        if not code.strip():  # small models sometimes answer with the prompt's words or a plan alone: ask once more
+        base = part_of(parent.code) if parent is not None and template is not None else ""  # the part it changes
+        lacking = self._lacking(template, code, completion, base)
+        if lacking:  # small models sometimes answer with the prompt's words, a plan alone or half a part: once more
             messages = [*messages, {"role": "assistant", "content": completion.content},
-                        {"role": "user", "content": prompts.code_please(template)}]
-            completion = self.llm.chat(messages, **options)
-            completions.append(completion)
-            plan, code = extract_code(completion.content)  # the first reply's text is no plan
+                        {"role": "user", "content": prompts.code_please(template, lacking)}]
+            second = self.llm.chat(messages, **options)
+            completions.append(second)
+            second_plan, second_code = extract_code(second.content)
+            if second_code.strip():
+                completion, plan, code = second, second_plan, second_code  # the first reply's text is no plan
         if template is not None and code.strip():
-            base = part_of(parent.code) if parent is not None else ""  # improve/debug change the parent's part
             code = template.assemble(code, truncated=completion.finish_reason == "length", base=base)
         return Proposal(plan=plan or f"{operator} (no plan given)", code=code, llm=[c.record() for c in completions])
+
+    @staticmethod
+    def _lacking(template: ProgramTemplate | None, code: str, completion: Any, base: str) -> tuple[str, ...]:
+        """What the reply lacks: ("code",) when it has none; in fill-in mode, the names its part does not
+        define; () when it is complete."""
+        if not code.strip():
+            return ("code",)
+        if template is None:
+            return ()
+        return template.missing(code, truncated=completion.finish_reason == "length", base=base)
 
     def _prompt(self, operator: str, parent: Node | None, ctx: SearchContext, template: ProgramTemplate | None) -> str:
         context = prompts.header(ctx.task, ctx.data_preview, ctx.metric, ctx.lower_is_better, ctx.node_timeout,

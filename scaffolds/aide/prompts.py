@@ -220,12 +220,15 @@ FIX_HINTS_FILL = {
 }
 
 
-def code_please(template: ProgramTemplate | None) -> str:
-    """The follow-up to a reply that had no code."""
+def code_please(template: ProgramTemplate | None, lacking: tuple[str, ...] = ("code",)) -> str:
+    """The follow-up to a reply that had no code (``lacking`` == ("code",)) or whose part does not define
+    the names in ``lacking``."""
     if template is None:
         return "Your reply has no code. Answer with the whole program as ONE fenced ```python code block."
-    return (f"Your reply has no code. Answer with your part only ({', '.join(template.slots)} = ...) as ONE "
-            "fenced ```python code block.")
+    what = ("Your reply has no code." if lacking == ("code",) else
+            f"Your part does not define {', '.join(lacking)} in Python code.")
+    return (f"{what} Answer with your whole part only ({', '.join(template.slots)} = ...) as ONE fenced "
+            "```python code block.")
 
 
 def debug(context: str, node: Node, output_chars: int, template: ProgramTemplate | None = None) -> str:

@@ -149,6 +149,15 @@ def test_a_reply_without_code_is_asked_once_more_and_fill_in_replies_stop_at_the
     second = proposal.llm[1]["content"]
     assert OUTLINE_END not in second and "sub[['Id', 'SalePrice']]" not in second
     assert len(llm.sent[0]["messages"]) == 2  # the first call's messages are not changed by the second turn
+    # a reply whose part leaves X_test undefined gets the turn too, naming it
+    half = {"content": "```python\nX = train.drop(columns=['Id'])\nmodel = Ridge()\n```\nThen predict the test rows."}
+    llm = ReplayLLM([half, house])
+    proposal = LLMProposer(llm=llm).propose("draft", None, context(Journal(tmp_path / "h.jsonl", {})))
+    assert "Your part does not define X_test in Python code." in llm.sent[1]["messages"][-1]["content"]
+    assert "X_test = test.drop('SalePrice', axis=1, errors='ignore')" in part_of(proposal.code)
+    complete = ReplayLLM([house])  # a complete part: one call
+    LLMProposer(llm=complete).propose("draft", None, context(Journal(tmp_path / "c.jsonl", {})))
+    assert len(complete.sent) == 1
     whole = ReplayLLM([no_code, no_code])  # whole programs: the same one retry, no stop
     ctx = context(Journal(tmp_path / "k.jsonl", {}))
     proposal = LLMProposer(llm=whole, program="whole").propose("draft", None, ctx)
