@@ -31,6 +31,7 @@ For images whose files the preview shows named by the id column, the fixed lines
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -171,13 +172,18 @@ class ProgramTemplate:
         left = tuple(name for name in self.slots if name not in assigned)
         return (part.strip() if left else text), left
 
+    @functools.cached_property
+    def _fixed_statements(self) -> set[str]:
+        """The fixed lines' statements as ast.unparse writes them (parsed once: every cleaning compares)."""
+        return {ast.unparse(node) for node in ast.parse(self.head + "\n" + self.tail).body}
+
     def _kept(self, part: str, truncated: bool = False) -> tuple[str | None, set[str]]:
         """The cleaned text of ``part`` (see :meth:`cleaned`, default model and base aside) and the names it
         assigns; (None, empty) when ``part`` is not Python."""
         tree, lines = _parsed(part, truncated)
         if tree is None:
             return None, set()
-        fixed = {ast.unparse(node) for node in ast.parse(self.head + "\n" + self.tail).body}
+        fixed = self._fixed_statements
         dropped: set[str] = set()  # names assigned by dropped statements
         keep: list[ast.stmt] = []
         for node in tree.body:
