@@ -38,6 +38,8 @@ from typing import Any
 
 BEGIN = "# ---- your part: begin ----"
 END = "# ---- your part: end ----"
+OUTLINE_BEGIN = "# >>> YOUR PART: replace each ... (add any code these need) <<<"
+"""The line before the part in :meth:`ProgramTemplate.outline`."""
 OUTLINE_END = "# >>> end of your part <<<"
 """The line after the part in :meth:`ProgramTemplate.outline`: a reply that copies the outline and fills it in
 place has written its part once it writes this line (a proposer may stop the model there)."""
@@ -211,8 +213,15 @@ class ProgramTemplate:
         """The program as the model is shown it: the fixed lines around one line per name to define."""
         notes = {**_SLOTS, **self.notes}
         slots = "\n".join(f"{name} = ...  # {notes[name]}" for name in self.slots)
-        return (f"{self.head}\n# >>> YOUR PART: replace each ... (add any code these need) <<<\n{slots}\n"
-                f"{OUTLINE_END}\n{self.tail}")
+        return f"{self.head}\n{OUTLINE_BEGIN}\n{slots}\n{OUTLINE_END}\n{self.tail}"
+
+    def request(self, lacking: tuple[str, ...] = ()) -> str:
+        """What to tell a model whose reply's part does not define the names in ``lacking`` (none: the reply
+        had no code)."""
+        what = ("Your reply has no code." if not lacking else
+                f"Your part does not define {', '.join(lacking)} in Python code.")
+        return (f"{what} Answer with your whole part only ({', '.join(self.slots)} = ...) as ONE fenced "
+                "```python code block.")
 
 
 _TEST_TABLES = {"test", "X_test"}
@@ -330,6 +339,16 @@ def _parsed(part: str, truncated: bool) -> tuple[ast.Module | None, list[str]]:
     return None, lines
 
 
+def outline_part(code: str) -> str | None:
+    """The part of ``code`` that a reply copying the outline (:meth:`ProgramTemplate.outline`) filled in: what
+    follows its :data:`OUTLINE_BEGIN` line, up to its :data:`OUTLINE_END` line if it has one; None when
+    ``code`` has no :data:`OUTLINE_BEGIN` line."""
+    _, marker, rest = code.partition(OUTLINE_BEGIN)
+    if not marker:
+        return None
+    return rest.split("\n", 1)[-1].split(OUTLINE_END, 1)[0] if "\n" in rest else ""
+
+
 def part_of(program: str) -> str:
     """The model's part of an assembled program (the whole text when it has no markers)."""
     if BEGIN in program and END in program:
@@ -391,6 +410,8 @@ def program_template(submission: dict[str, Any] | None, metric: str, domain: str
     tail = [
         f"unwritten = [name for name, value in zip({slots!r}, ({', '.join(slots)})) if value is Ellipsis]",
         "assert not unwritten, f'your part left {unwritten} as ...: replace each ... with code'",
+        "assert np.ndim(X) < 2 or np.shape(X)[1] > 0, 'X has no columns: keep the columns that carry information "
+        "(a column of raw text too: it becomes TF-IDF features)'",
         "def is_text(values):",
         "    return np.ndim(values) == 1 and pd.api.types.infer_dtype(np.asarray(values, dtype=object), "
         "skipna=True) == 'string'",
@@ -409,6 +430,8 @@ def program_template(submission: dict[str, Any] | None, metric: str, domain: str
         "    X, X_test = X.to_frame(), pd.Series(X_test).to_frame(X.name)",
         "if isinstance(X, pd.DataFrame) and isinstance(X_test, pd.DataFrame):  # shared columns, text one-hot",
         "    shared = [c for c in X.columns if c in X_test.columns]",
+        "    assert shared, f'X and X_test have no column in common (X: {list(X.columns)[:8]}, X_test: "
+        "{list(X_test.columns)[:8]}): make them with the same feature columns'",
         "    both = pd.concat([X[shared], X_test[shared]])",
         "    both = pd.get_dummies(both.drop(columns=free_text(both))).fillna(0)",
         "    X, X_test = both.iloc[:len(X)], both.iloc[len(X):]",

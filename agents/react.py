@@ -6,14 +6,19 @@ environment's four actions). Models and servers without tool calling can answer 
 a JSON object naming the tool, a fenced ```bash or ```python block, or a line that says ``validate`` or
 ``submit`` (:func:`parse_text_action`). A reply with no action, one repeating the action that just
 failed, or a shell or python action the model already ran twice (small models loop), gets one short
-correction; a second reply without an action becomes ``validate``.
+correction, asked at a temperature of at least :data:`CORRECTION_TEMPERATURE`; a second reply without an
+action becomes ``validate``.
 
 Before the model's first turn the harness runs a data preview itself (each file of ./data with its rows,
-columns and two example rows), and the task is followed by the submission's exact rules (the path, the
+columns and two example rows); the task is then followed by the submission's exact rules (the path, the
 sample submission's header, how to keep its id column), how to compute the metric and, where the
-competition has one, its fill-in program (:mod:`mle_env.agents.program_template`: the fixed lines around
-``X = ...``, ``X_test = ...``, ``model = ...``) to send back completed as one python action: small models
-otherwise spend their steps guessing paths and column names. The task's "Medals" and "Version history"
+competition has one, its fill-in program (:mod:`mle_env.agents.program_template`, made from the preview:
+the fixed lines around ``X = ...``, ``X_test = ...``, ``model = ...``): small models otherwise spend their
+steps guessing paths and column names. The model then sends only its part (the code that defines those
+names) as a python action, and the policy runs it inside the fixed lines; a reply that copies the outline
+is stopped at its end-of-part line, and a part that leaves a name undefined gets one correction naming it
+(:meth:`ReactPolicy._filled`). Small models that copied the whole outline ran out of tokens before they
+ran anything. The task's "Medals" and "Version history"
 sections are left out (small models run the commands they quote). All this needs the episode's ``info``
 (every MLEEnv episode has it); ``preview=False`` turns it off.
 
@@ -35,13 +40,21 @@ from typing import Any
 
 from mle_env.agents.llm import Completion, LLMClient, LLMError, ToolCall
 from mle_env.agents.policy import BasePolicy
-from mle_env.agents.program_template import program_template
+from mle_env.agents.program_template import (
+    BEGIN,
+    OUTLINE_END,
+    ProgramTemplate,
+    outline_part,
+    part_of,
+    program_template,
+)
 from mle_env.agents.task_facts import APPROACHES, METRIC_HINTS, PREVIEW, approach, submission_facts, without_sections
 from mle_env.text_interface import (
     SUBMIT,
     SYSTEM_PROMPT,
     TOOLS,
     VALIDATE,
+    extract_code,
     parse_text_action,
     render_result,
     render_task,
@@ -62,13 +75,18 @@ PLAN = ("# How to proceed\nThe harness shows you the data files first. Then writ
         "submit once it is valid. The data is already in ./data: never install packages or run mle-env "
         "commands.")
 
-PLAN_FILL = ("# How to proceed\nThe harness shows you the data files first. Then run the program below in ONE "
-             "python action, with each `name = ...` line of YOUR PART completed by your code (use the exact column "
-             "names of the data files; turn text or images into numbers; keep every other line as it is). Then "
-             "validate, fix "
-             "what the validator or the traceback reports, and submit once it is valid. The data is already in "
-             "./data: never install packages or run mle-env commands. Reply with the program itself as ONE "
-             "```python block (not JSON, not a file to run):\n```python\n{outline}\n```")
+PLAN_FILL = ("# How to proceed\nThe harness shows you the data files first. Then write YOUR PART of the program "
+             "below: Python code that defines each name the program leaves as `...` ({slots}). Use the exact column "
+             "names of the data files, turn text or images into numbers, and select columns with code "
+             "(train.drop(columns=[...]), select_dtypes), never by listing many column names. Reply with your part "
+             "only, as ONE ```python block: the harness runs it as a python action inside the program's other "
+             "lines, which fit the model, print the validation score and write ./submission/submission.csv. Then "
+             "validate, fix what the validator or the traceback reports (send your whole part again), and submit "
+             "once it is valid. The data is already in ./data: never install packages or run mle-env commands."
+             "\n```python\n{outline}\n```")
+
+CORRECTION_TEMPERATURE = 0.7
+"""The least temperature a correction is asked at: at a low one small models answer it with the same reply."""
 
 _CONDENSED_CHARS = 300
 _MIN_HISTORY_CHARS = 4_000
@@ -91,11 +109,20 @@ def _reply_text(completion: Completion) -> str:
     return "(empty reply)"
 
 
+def fill_template(info: dict[str, Any], files: str = "") -> ProgramTemplate | None:
+    """The competition's fill-in program for the episode ``info`` describes (``files``: the observation's file
+    listing), or None when it has none (see :mod:`mle_env.agents.program_template`)."""
+    submission = info.get("submission")
+    if not submission:
+        return None
+    metric = info.get("metric") or {}
+    return program_template(submission, str(metric.get("name", "")), info.get("domain"), files)
+
+
 def quick_facts(info: dict[str, Any], files: str = "") -> str:
     """The submission rules and the metric's computation for the episode ``info`` describes, then how to
     proceed (with the competition's fill-in program when it has one, ``files`` being the observation's
-    file listing: see :mod:`mle_env.agents.program_template`); "" when ``info`` does not name the
-    submission format."""
+    file listing: see :func:`fill_template`); "" when ``info`` does not name the submission format."""
     submission, metric = info.get("submission"), info.get("metric") or {}
     if not submission:
         return ""
@@ -103,8 +130,8 @@ def quick_facts(info: dict[str, Any], files: str = "") -> str:
     direction = "lower is better" if metric.get("lower_is_better") else "higher is better"
     domain = info.get("domain")
     first = f"# Suggested first approach\n{approach(domain, submission)}\n\n" if domain in APPROACHES else ""
-    template = program_template(submission, name, domain, files)
-    plan = PLAN if template is None else PLAN_FILL.format(outline=template.outline())
+    template = fill_template(info, files)
+    plan = PLAN if template is None else PLAN_FILL.format(outline=template.outline(), slots=", ".join(template.slots))
     hint = METRIC_HINTS.get(name, "") if template is None else "The program below computes it."
     return (f"# Submission rules\n{submission_facts(submission)}\n\n# Metric\n{name} ({direction}). "
             f"{hint}\n\n{first}{plan}")
@@ -201,7 +228,8 @@ class ReactPolicy(BasePolicy):
     Args:
         llm: the client to use; by default one built from the environment (``LLMConfig.from_env``) with
             ``model``, ``base_url`` and ``api_key`` overriding it when given.
-        max_tokens, temperature: per LLM call.
+        max_tokens, temperature: per LLM call (a correction is asked at :data:`CORRECTION_TEMPERATURE` at
+            least).
         history_chars: the conversation's size limit in characters (halved, down to 4,000, when the server
             says the prompt is too long).
         output_chars: characters kept of each of stdout and stderr in a result (start and end).
@@ -229,11 +257,16 @@ class ReactPolicy(BasePolicy):
         self._steps = 0
         self.preview = preview
         self._preview_due = False
+        self._previewing = False  # the pending action is the harness's preview
+        self._task, self._info = "", {}
+        self.template: ProgramTemplate | None = None
 
     def reset(self, obs: dict[str, Any], info: dict[str, Any]) -> None:
         super().reset(obs, info)
         facts = quick_facts(info, str(obs.get("files", ""))) if self.preview else ""
+        self.template = fill_template(info, str(obs.get("files", ""))) if facts else None
         task = render_task({**obs, "task": without_sections(str(obs["task"]))} if facts else obs)
+        self._task, self._info = task, info
         self.history = History(SYSTEM_PROMPT, f"{task}\n\n{facts}" if facts else task, self.history_chars)
         self._pending, self._verdict, self._submit_when_valid, self._last_failed = None, None, False, None
         self._preview_due = bool(facts)
@@ -246,7 +279,7 @@ class ReactPolicy(BasePolicy):
         if forced is None and self._preview_due:
             forced, source = {"type": "shell", "code": f"python3 - <<'MLE_ENV_EOF'\n{PREVIEW}\nMLE_ENV_EOF",
                               "timeout": 60}, "preview"
-        self._preview_due = False
+        self._preview_due, self._previewing = False, source == "preview"
         turn, source = (Turn(forced), source) if forced is not None else self._ask()
         if turn.action["type"] == "submit" and self._verdict is None:
             self._submit_when_valid = True
@@ -267,12 +300,24 @@ class ReactPolicy(BasePolicy):
         elif kind == "validate":
             self._verdict = "valid" if str(obs["stdout"]).strip() == "valid" else "invalid"
         self._last_failed = None
+        if self._previewing and kind == "shell" and int(obs["exit_code"]) == 0:
+            self._from_preview(str(obs["stdout"]))
+        self._previewing = False
         if self._pending is not None and kind != "reset":
             self._pending.result = render_result(obs, self.output_chars)
             self.history.add(self._pending)
             if kind in ("shell", "python") and int(obs["exit_code"]) != 0:
                 self._last_failed = self._pending.action
         self._pending = None
+
+    def _from_preview(self, preview: str) -> None:
+        """The submission rules and the fill-in program made again from the data preview, which shows what
+        the file listing does not (the target column, image files named by id): before any LLM call, so the
+        task the model reads stays the same for the whole episode."""
+        facts = quick_facts(self._info, preview)
+        if facts:
+            self.history.task = f"{self._task}\n\n{facts}"
+            self.template = fill_template(self._info, preview)
 
     def _guard(self, obs: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
         """The action that a pending submit or the budget dictates, if any, and why."""
@@ -304,21 +349,73 @@ class ReactPolicy(BasePolicy):
                 self.annotate(llm=records[0] if len(records) == 1 else records)
 
     def _converse(self, records: list[dict[str, Any]]) -> tuple[Turn, str]:
-        """Ask once; a reply without an action, repeating the action that just failed, or running one a
-        third time, is answered with one correction. A second reply without an action becomes ``validate``;
-        a second repeat is run."""
+        """Ask once; a reply without an action, with a fill-in part that leaves names undefined, repeating
+        the action that just failed, or running one a third time, is answered with one correction. A second
+        reply without an action becomes ``validate`` (or the first reply's incomplete part, which then fails
+        with a message naming what it left out); a second repeat is run."""
         first = self._chat([], records)
         action, call = self._action_from(first)
-        correction = (CORRECTION if action is None else REPEAT if _same(action, self._last_failed)
-                      else RERUN if self._ran_before(action) else None)
+        action, lacking = self._filled(first, action)
+        correction = (CORRECTION if action is None else self._part_request(lacking, first) if lacking
+                      else REPEAT if _same(action, self._last_failed) else RERUN if self._ran_before(action) else None)
         if correction is None:
-            return Turn(action, first.content, call), "tool_call" if call is not None else "text"
+            return self._turn(action, first, call), "tool_call" if call is not None else "text"
         second = self._chat([{"role": "assistant", "content": _reply_text(first)},
-                             {"role": "user", "content": correction}], records)
-        action, call = self._action_from(second)
-        if action is None:
+                             {"role": "user", "content": correction}], records,
+                            max(self.temperature, CORRECTION_TEMPERATURE))
+        retry, retry_call = self._action_from(second)
+        retry, _ = self._filled(second, retry)
+        if retry is None:
+            if action is not None and lacking:
+                return self._turn(action, first, call), "incomplete_part"
             return Turn(dict(VALIDATE), second.content, None), "fallback"
-        return Turn(action, second.content, call), "correction"
+        return self._turn(retry, second, retry_call), "correction"
+
+    def _filled(self, completion: Completion, action: dict[str, Any] | None
+                ) -> tuple[dict[str, Any] | None, tuple[str, ...]]:
+        """In fill-in mode, the reply's part made the whole program, and the names the part leaves undefined.
+
+        The part is the reply's python action (or, with no action, the code of its open code block: a reply
+        stopped at the outline's end, or cut off) after the outline's begin-of-part line when it copied the
+        outline, else all of it. A part that defines every name, or that comes from a copied outline, runs
+        inside the program's fixed lines (:meth:`ProgramTemplate.assemble`, the last part run being its
+        ``base``); other python code (a look at the data) runs as it is. Without a template, or for another
+        kind of action: ``action`` as it is, and ()."""
+        if self.template is None or (action is not None and action["type"] != "python"):
+            return action, ()
+        code = action["code"] if action is not None else extract_code(completion.content)[1]
+        copied = outline_part(code)
+        part = code if copied is None else copied
+        truncated, base = completion.finish_reason == "length", self._base()
+        lacking = self.template.missing(part, truncated, base) if part.strip() else self.template.slots
+        if lacking and copied is None:
+            return action, ()
+        program = self.template.assemble(part, truncated, base)
+        return {**(action or {"type": "python"}), "code": program}, lacking
+
+    def _base(self) -> str:
+        """The part of the last fill-in program run in this episode ("" when none was)."""
+        for turn in reversed(self.history.turns):
+            code = str(turn.action.get("code", ""))
+            if turn.action["type"] == "python" and BEGIN in code:
+                return part_of(code)
+        return ""
+
+    def _part_request(self, lacking: tuple[str, ...], completion: Completion) -> str:
+        assert self.template is not None
+        cut = " Your reply was cut off at the token limit: keep your part short." \
+            if completion.finish_reason == "length" else ""
+        return self.template.request(lacking) + cut
+
+    @staticmethod
+    def _turn(action: dict[str, Any], completion: Completion, call: ToolCall | None) -> Turn:
+        """The turn that runs ``action``; a fill-in program made from the reply's text shows in the history as
+        the reply's plan and the part that ran (not the copied outline, nor a block left open)."""
+        reply = completion.content
+        if call is None and action["type"] == "python" and BEGIN in action["code"]:
+            plan = extract_code(reply)[0]
+            reply = (f"{plan}\n" if plan else "") + f"```python\n{part_of(action['code'])}\n```"
+        return Turn(action, reply, call)
 
     def _ran_before(self, action: dict[str, Any]) -> bool:
         """Whether the model already ran this shell or python action twice in this episode: a loop (once
@@ -326,13 +423,17 @@ class ReactPolicy(BasePolicy):
         return action["type"] in ("shell", "python") and sum(
             turn.reply is not None and _same(action, turn.action) for turn in self.history.turns) >= 2
 
-    def _chat(self, extra: list[dict[str, Any]], records: list[dict[str, Any]]) -> Completion:
+    def _chat(self, extra: list[dict[str, Any]], records: list[dict[str, Any]],
+              temperature: float | None = None) -> Completion:
         """One LLM call on the history plus ``extra`` messages; a prompt too long for the model shrinks the
-        history and is sent again."""
+        history and is sent again. In fill-in mode the model is stopped at the outline's end-of-part line (a
+        reply that copies the outline has written its part by then)."""
+        stop = {"stop": [OUTLINE_END]} if self.template is not None else {}
         while True:
             try:
                 completion = self.llm.chat(self.history.messages() + extra, tools=TOOLS, max_tokens=self.max_tokens,
-                                           temperature=self.temperature)
+                                           temperature=self.temperature if temperature is None else temperature,
+                                           **stop)
             except LLMError as e:
                 if e.kind != "context" or not self.history.shrink():
                     raise

@@ -225,10 +225,7 @@ def code_please(template: ProgramTemplate | None, lacking: tuple[str, ...] = ("c
     the names in ``lacking``."""
     if template is None:
         return "Your reply has no code. Answer with the whole program as ONE fenced ```python code block."
-    what = ("Your reply has no code." if lacking == ("code",) else
-            f"Your part does not define {', '.join(lacking)} in Python code.")
-    return (f"{what} Answer with your whole part only ({', '.join(template.slots)} = ...) as ONE fenced "
-            "```python code block.")
+    return template.request(() if lacking == ("code",) else lacking)
 
 
 def debug(context: str, node: Node, output_chars: int, template: ProgramTemplate | None = None) -> str:

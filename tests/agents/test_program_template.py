@@ -90,6 +90,18 @@ def test_a_part_with_the_wrong_test_rows_fails_with_a_message_naming_them(practi
     assert verdict != "valid"
 
 
+def test_a_part_that_drops_every_feature_fails_with_a_message_naming_the_columns(practice_home: Path) -> None:
+    """The real 1.5B habit (react on fine-food): drop the text columns as non-numeric, leaving nothing, or
+    only the target, which test has not; pandas' own error was "No objects to concatenate"."""
+    for drop, message in ((["id", "product", "review", "great"], "X has no columns: keep the columns that carry"),
+                          (["id", "product", "review"], "X and X_test have no column in common (X: ['great'], "
+                                                        "X_test: []): make them with the same feature columns")):
+        part = (f"X = train.drop(columns={drop})\nX_test = test.drop(columns={drop}, errors='ignore')\n"
+                "model = LogisticRegression()")
+        ran, verdict, _ = _run("practice-fine-food-reviews", part)
+        assert int(ran["exit_code"]) != 0 and message in ran["stderr"] and verdict != "valid", ran["stderr"][-300:]
+
+
 def test_template_fits_the_data_layout_and_declines_what_it_cannot_score() -> None:
     one = {"header": ["id", "y"], "id_column": "id", "targets": ["y"], "sample": "sample_submission.csv"}
     csv = program_template(one, "auc", "tabular", "data/test.csv  1 KB\ndata/train.csv  3 KB")

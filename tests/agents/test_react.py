@@ -244,3 +244,133 @@ def test_medal_and_version_sections_are_left_out_of_the_task() -> None:
     kept = without_sections(task)
     assert "mle-env prepare" not in kept and "Version history" not in kept and "v0: split" not in kept
     assert kept.startswith("# T\n\n## Description\nPredict.\n") and kept.endswith("# Your environment\n- ./data/\n")
+
+
+# --- fill-in parts -----------------------------------------------------------------------------------
+# Real replies of Qwen2.5-Coder-1.5B to react's earlier prompt (copy the whole program and fill it in):
+# mnist's copied the outline without filling anything in; insults' filled the part in place.
+RECORDED = {r["competition"]: r for r in map(json.loads, (Path(__file__).parent / "data" / "react_fill_replies.jsonl")
+                                              .read_text().splitlines())}
+PART = ("vectorizer = TfidfVectorizer()\nX = vectorizer.fit_transform(train['text'])\ny = train['great']\n"
+        "X_test = vectorizer.transform(test['text'])\nmodel = LogisticRegression()")
+FILES = "data/sample_submission.csv  1 KB\ndata/test.csv  1 KB\ndata/train.csv  1 KB"
+PREVIEWED = ("./data/sample_submission.csv: 2 rows, 2 columns: id (text), great (number)\n"
+             "./data/test.csv: 2 rows, 2 columns: id (text), text (text)\n"
+             "./data/train.csv: 3 rows, 3 columns: id (text), text (text), great (number)")
+
+
+def _as_served(content: str) -> str:
+    """A recorded reply as the server sends it when asked to stop at the outline's end-of-part line."""
+    from mle_env.agents.program_template import OUTLINE_END
+
+    return content.split(OUTLINE_END, 1)[0]
+
+
+def _fill_policy(url: str, info: dict[str, Any]) -> ReactPolicy:
+    """A policy past the harness's preview step, its template made from ``info`` and :data:`FILES`."""
+    policy = policy_for(url)
+    start = {**obs(), "files": FILES}
+    policy.reset(start, info)
+    assert policy.act(start, info)["type"] == "shell"  # the preview
+    assert policy.template is not None
+    return policy
+
+
+def test_a_part_alone_runs_inside_the_fixed_lines_and_the_history_shows_the_part(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+    from mle_env.agents.program_template import BEGIN, OUTLINE_END
+
+    fake_llm.reply(200, chat_body(f"TF-IDF and a logistic regression.\n```python\n{PART}\n```"))
+    fake_llm.reply(200, chat_body("validate"))
+    policy = _fill_policy(fake_llm.url, INFO)
+    action = policy.act(obs("shell", stdout=PREVIEWED), INFO)
+    assert action == {"type": "python", "code": policy.template.assemble(PART)}
+    assert action["code"].startswith(policy.template.head) and BEGIN in action["code"]
+    assert fake_llm.requests[0]["stop"] == [OUTLINE_END] and "Reply with your part only" in \
+        fake_llm.requests[0]["messages"][1]["content"]
+    assert policy.act(obs("python", stdout="VALIDATION_SCORE: 0.9"), INFO) == {"type": "validate"}
+    # the task's program was made from the preview: it sets y (a column of train.csv), so the part's copy goes
+    assert "\ny = train['great']  # the target\n" in fake_llm.requests[0]["messages"][1]["content"]
+    assert policy.template.slots == ("X", "X_test", "model")
+    ran = PART.replace("y = train['great']\n", "")
+    assert fake_llm.requests[1]["messages"][-2] == {
+        "role": "assistant", "content": f"TF-IDF and a logistic regression.\n```python\n{ran}\n```"}
+    # without a template (no submission format) nothing is wrapped and nothing stops the model
+    fake_llm.responses = [(200, chat_body(f"```python\n{PART}\n```"), {})]
+    plain = policy_for(fake_llm.url)
+    plain.reset(obs(), {})
+    assert plain.act(obs(), {}) == {"type": "python", "code": PART + "\n"} and "stop" not in fake_llm.requests[-1]
+
+
+def test_a_recorded_copied_outline_is_cut_at_its_end_and_its_part_run(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+    """insults: the real reply copied the outline and filled the part in place; served with the stop string it
+    ends inside its code block, and its part runs inside the fixed lines (the copied head counts once)."""
+    from mle_env.agents.program_template import outline_part
+
+    info = {"metric": {"name": "auc", "lower_is_better": False}, "domain": "text",
+            "submission": {"header": ["Insult", "Date", "Comment"], "targets": ["Insult"], "kind": "probability",
+                           "sample": "sample_submission_null.csv"}}
+    served = _as_served(RECORDED["detecting-insults-in-social-commentary"]["content"])
+    assert served.count("```") == 1  # the block is left open
+    fake_llm.reply(200, chat_body(served))
+    policy = _fill_policy(fake_llm.url, info)
+    action = policy.act(obs("shell", stdout=PREVIEWED), info)
+    part = outline_part(served.split("```python\n", 1)[1])
+    assert part and "X = train['Comment']" in part
+    assert action["code"] == policy.template.assemble(part) and action["code"].count("import pandas as pd") == 1
+    assert policy.annotations()["react"] == {"source": "text"} and len(fake_llm.requests) == 1
+
+
+def test_an_unfilled_outline_is_asked_for_the_names_it_left_out(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+    """mnist: the real reply copied the outline with every `name = ...` left as it was; the correction names
+    them; when the second reply has no action, the first one's program runs and its tail says what is left."""
+    from mle_env.agents.program_template import part_of
+
+    served = _as_served(RECORDED["practice-mnist-digits"]["content"])
+    fake_llm.reply(200, chat_body(served))
+    fake_llm.reply(200, chat_body("I will fill it in next."))
+    policy = _fill_policy(fake_llm.url, INFO)
+    action = policy.act(obs("shell", stdout=PREVIEWED), INFO)
+    asked = fake_llm.requests[1]["messages"][-1]["content"]
+    assert fake_llm.requests[0]["temperature"] == 0.2 and fake_llm.requests[1]["temperature"] == 0.7
+    assert asked.startswith("Your part does not define X, X_test, model in Python code.")
+    assert policy.annotations()["react"] == {"source": "incomplete_part"}
+    assert part_of(action["code"]).startswith("X = ...  # the features")  # the tail's assert names what is left as ...
+
+
+def test_python_that_defines_only_some_names_runs_as_it_is(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+    look = "X = train.drop(columns=['great'])\nprint(X.shape, X.dtypes)"
+    fake_llm.reply(200, chat_body(f"```python\n{look}\n```"))
+    policy = _fill_policy(fake_llm.url, INFO)
+    assert policy.act(obs("shell", stdout=PREVIEWED), INFO) == {"type": "python", "code": look + "\n"}
+
+
+def test_a_debugging_part_runs_after_the_part_it_changes(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+    fake_llm.reply(200, chat_body(f"```python\n{PART}\n```"))
+    fake_llm.reply(200, chat_body("A smaller C.\n```python\nmodel = LogisticRegression(C=0.5)\n```"))
+    policy = _fill_policy(fake_llm.url, INFO)
+    first = policy.act(obs("shell", stdout=PREVIEWED), INFO)
+    second = policy.act(obs("python", stdout="VALIDATION_SCORE: 0.9"), INFO)
+    assert second["code"] == policy.template.assemble("model = LogisticRegression(C=0.5)", base=PART)
+    assert second["code"] != first["code"] and "X_test = vectorizer.transform(test['text'])" in second["code"]
+
+
+@pytest.mark.slow
+def test_a_part_sent_after_a_correction_gives_a_valid_mnist_submission(fake_llm: FakeOpenAI,  # noqa: F811
+                                                                       practice_home: Path) -> None:
+    """A whole episode on real data: the recorded unfilled outline, the correction, a part that loads the
+    images, then validate and submit."""
+    part = ("from sklearn.linear_model import LogisticRegression\n"
+            "X = np.stack([load_image(f'./data/train/{i}.png') for i in train['id']])\ny = train['label']\n"
+            "X_test = np.stack([load_image(f'./data/test/{i}.png') for i in sub['id']])\n"
+            "model = LogisticRegression(max_iter=100)")
+    for content in (_as_served(RECORDED["practice-mnist-digits"]["content"]), f"```python\n{part}\n```",
+                    "validate", "submit"):
+        fake_llm.reply(200, chat_body(content))
+    env = mle_env.make("practice-mnist-digits", sandbox="local", step_limit=8, time_limit=900)
+    result = mle_env.run_episode(env, policy_for(fake_llm.url), seed=0)
+    assert result.status == "ok" and result.grade is not None, result.error
+    assert result.grade.to_dict()["valid_submission"] is True
+    steps = [r for r in read_trajectory(Path(result.trajectory)) if r["type"] == "step"]
+    assert [s["action"]["type"] for s in steps] == ["shell", "python", "validate", "submit"]
+    assert steps[1]["exit_code"] == 0 and "VALIDATION_SCORE" in steps[1]["stdout"]
+    assert steps[1]["policy"]["react"] == {"source": "correction"}
