@@ -87,6 +87,9 @@ _SLOTS = {
 }
 
 
+_BRIEF_X = ("the features of the rows of train: numbers (DataFrame, numpy array or sparse matrix) or the column "
+            "of raw text itself")
+
 _SPLIT_NAMES = {"X_train", "X_valid", "y_train", "y_valid"}
 
 
@@ -124,6 +127,8 @@ class ProgramTemplate:
     """What the outline says of a name, where this competition's data calls for more than the general words."""
     default_model: str = ""
     """The estimator the part gets when it defines every other name but no ``model`` ("": none)."""
+    brief_tail: str = ""
+    """The tail as :meth:`outline` shows it when ``brief``: its check of the part, then one comment."""
 
     def assemble(self, part: str, truncated: bool = False, base: str = "") -> str:
         """The whole program with ``part`` (the model's code) between the markers. Small models often copy
@@ -146,7 +151,9 @@ class ProgramTemplate:
         Repairs: ``X = <expression of test only>`` reads train instead (and ``X_test`` of train only, test);
         a ``test.drop(...)`` (or ``X_test.drop``) call without ``errors`` gets ``errors='ignore'`` (small
         models drop the target from test too, which has no such column: dropping what is absent changes
-        nothing, and the fixed lines keep only the columns X and X_test share); a part that changes ``base``
+        nothing, and the fixed lines keep only the columns X and X_test share); ``.agg(' '.join, axis=1)``
+        after one column (``train['review']``, a Series: copied from the fixed lines) is taken out; a part
+        that changes ``base``
         (the parent's part, when improving or debugging), defines some of the names and leaves out others
         that ``base`` defines (X and X_test both or neither) runs after ``base``; and a part that defines
         every name but ``model`` gets :attr:`default_model`."""
@@ -166,7 +173,7 @@ class ProgramTemplate:
         if missing and base and together and assigned & set(self.slots):
             base_text, base_assigned = self._kept(base)
             if base_text is not None and missing - {"model"} <= base_assigned:
-                text, assigned = f"{base_text}\n{text}".strip(), assigned | base_assigned
+                text, assigned = f"{_overridden(base_text, text)}\n{text}".strip(), assigned | base_assigned
         if "model" in self.slots and "model" not in assigned and self.default_model \
                 and set(self.slots) - {"model"} <= assigned:
             text += f"\nmodel = {self.default_model}  # the harness's default: the part defined no model"
@@ -199,7 +206,8 @@ class ProgramTemplate:
             dropped -= stores
             keep.append(node)
         swaps = _from_their_tables(keep, self.head)
-        edited = _edited(lines, swaps + _tolerant_drops(lines, keep, {(e[0], e[1]) for e in swaps}))
+        edited = _edited(lines, swaps + _tolerant_drops(lines, keep, {(e[0], e[1]) for e in swaps})
+                         + _joins_of_one_column(keep))
         text = _joined(edited, keep, tree.body)
         try:
             ast.parse(text)
@@ -209,11 +217,15 @@ class ProgramTemplate:
                     and isinstance(n.ctx, ast.Store)}
         return text, assigned
 
-    def outline(self) -> str:
-        """The program as the model is shown it: the fixed lines around one line per name to define."""
-        notes = {**_SLOTS, **self.notes}
+    def outline(self, brief: bool = False) -> str:
+        """The program as the model is shown it: the fixed lines around one line per name to define; ``brief``:
+        the lines after the part told in one comment (:attr:`brief_tail`), not written out. Small models copy
+        the code they see into their part (the tail's `.agg(' '.join, axis=1)` onto one column or a whole
+        table), and a shorter prompt is read faster."""
+        notes = {**_SLOTS, **({"X": _BRIEF_X} if brief else {}), **self.notes}
         slots = "\n".join(f"{name} = ...  # {notes[name]}" for name in self.slots)
-        return f"{self.head}\n{OUTLINE_BEGIN}\n{slots}\n{OUTLINE_END}\n{self.tail}"
+        tail = self.brief_tail if brief and self.brief_tail else self.tail
+        return f"{self.head}\n{OUTLINE_BEGIN}\n{slots}\n{OUTLINE_END}\n{tail}"
 
     def request(self, lacking: tuple[str, ...] = ()) -> str:
         """What to tell a model whose reply's part does not define the names in ``lacking`` (none: the reply
@@ -244,6 +256,24 @@ def _joined(lines: list[str], keep: list[ast.stmt], body: list[ast.stmt]) -> str
         else:
             out.update({row: lines[row] for row in _rows(node)})
     return "\n".join(out.values()).strip()
+
+
+def _overridden(base: str, part: str) -> str:
+    """``base`` (valid Python) without the statements that ``part`` (valid Python) makes redundant: a copy of
+    one of its statements, or an assignment only of names that ``part`` assigns again without reading them.
+    So a part sent twice runs once, and a part that changes a line of ``base`` runs instead of that line."""
+    tree, new = ast.parse(base), ast.parse(part)
+    written = {ast.unparse(node) for node in new.body}
+    names = [n for n in ast.walk(new) if isinstance(n, ast.Name)]
+    stores = {n.id for n in names if isinstance(n.ctx, ast.Store)}
+    loads = {n.id for n in names if isinstance(n.ctx, ast.Load)}
+
+    def redundant(node: ast.stmt) -> bool:
+        assigned = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        only_names = isinstance(node, (ast.Assign, ast.AnnAssign)) and bool(assigned)
+        return ast.unparse(node) in written or (only_names and assigned <= stores and not assigned & loads)
+
+    return _joined(base.splitlines(), [node for node in tree.body if not redundant(node)], tree.body)
 
 
 # An edit of a part's text: (row, start byte, end byte, replacement), rows from 0; ast's columns are UTF-8 bytes.
@@ -313,6 +343,31 @@ def _tolerant_drops(lines: list[str], statements: list[ast.stmt], swapped: set[t
     return edits
 
 
+def _joins_of_one_column(statements: list[ast.stmt]) -> list[_Edit]:
+    """Edits taking out ``.agg(' '.join, axis=1)`` (or ``.apply``) after one column, ``train['review']...``:
+    a Series has no axis 1, and its values are already one text per row. Small models copy the call from the
+    fixed lines, which join the text columns of a DataFrame."""
+    edits: list[_Edit] = []
+    for node in statements:
+        for call in ast.walk(node):
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                    and call.func.attr in ("agg", "aggregate", "apply") and len(call.args) == 1
+                    and isinstance(call.args[0], ast.Attribute) and call.args[0].attr == "join"
+                    and isinstance(call.args[0].value, ast.Constant)
+                    and any(k.arg == "axis" and isinstance(k.value, ast.Constant) and k.value.value in (1, "columns")
+                            for k in call.keywords)):
+                continue
+            receiver = call.func.value
+            root = receiver
+            while isinstance(root, (ast.Call, ast.Attribute)):
+                root = root.func if isinstance(root, ast.Call) else root.value
+            one_column = isinstance(root, ast.Subscript) and isinstance(root.slice, ast.Constant) \
+                and isinstance(root.slice.value, str)
+            if one_column and call.lineno == call.end_lineno == receiver.end_lineno:
+                edits.append((call.lineno - 1, receiver.end_col_offset or 0, call.end_col_offset or 0, ""))
+    return edits
+
+
 def _fitted(node: ast.stmt) -> set[str]:
     """The name a statement ``name.fit(...)`` fits (empty for any other statement)."""
     call = node.value if isinstance(node, ast.Expr) else None
@@ -329,24 +384,15 @@ def _left_open(node: ast.stmt) -> bool:
 
 def _parsed(part: str, truncated: bool) -> tuple[ast.Module | None, list[str]]:
     """The part's syntax tree and lines, or (None, lines) when it is not Python; for a ``truncated`` reply
-    (cut off at the token limit), its longest start of whole lines that is."""
+    (cut off at the token limit), its longest start of whole lines that is, without its last line (which the
+    cut almost always falls in, and can leave valid: `X_test = vec` of `X_test = vectorizer.transform(...)`)."""
     lines = part.splitlines()
-    for end in range(len(lines), 0, -1) if truncated else (len(lines),):
+    for end in range(len(lines) - 1, 0, -1) if truncated and len(lines) > 1 else (len(lines),):
         try:
             return ast.parse("\n".join(lines[:end])), lines[:end]
         except SyntaxError:
             continue
     return None, lines
-
-
-def outline_part(code: str) -> str | None:
-    """The part of ``code`` that a reply copying the outline (:meth:`ProgramTemplate.outline`) filled in: what
-    follows its :data:`OUTLINE_BEGIN` line, up to its :data:`OUTLINE_END` line if it has one; None when
-    ``code`` has no :data:`OUTLINE_BEGIN` line."""
-    _, marker, rest = code.partition(OUTLINE_BEGIN)
-    if not marker:
-        return None
-    return rest.split("\n", 1)[-1].split(OUTLINE_END, 1)[0] if "\n" in rest else ""
 
 
 def part_of(program: str) -> str:
@@ -407,6 +453,7 @@ def program_template(submission: dict[str, Any] | None, metric: str, domain: str
     if re.search(rf"(?m)^(\./)?data/train\.csv:.*\b{re.escape(target)} \(", data_preview):  # a column of train
         lines.append(f"y = train['{target}']  # the target")
         slots = ("X", "X_test", "model")
+    sparse_model = "Ridge()" if metric in _REGRESSION else "LogisticRegression(C=4, max_iter=1000)"
     tail = [
         f"unwritten = [name for name, value in zip({slots!r}, ({', '.join(slots)})) if value is Ellipsis]",
         "assert not unwritten, f'your part left {unwritten} as ...: replace each ... with code'",
@@ -426,6 +473,10 @@ def program_template(submission: dict[str, Any] | None, metric: str, domain: str
         "    vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)",
         "    X = vectorizer.fit_transform(pd.Series(X).fillna('').astype(str))",
         "    X_test = vectorizer.transform(pd.Series(X_test).fillna('').astype(str))",
+        "if hasattr(X, 'tocsr') and type(model).__name__.startswith('HistGradientBoosting'):  # dense input only",
+        f"    print(f'note: {{type(model).__name__}} takes no sparse features such as TF-IDF: the harness fits "
+        f"{sparse_model} instead')",
+        f"    model = {sparse_model}",
         "if isinstance(X, pd.Series):  # one feature column",
         "    X, X_test = X.to_frame(), pd.Series(X_test).to_frame(X.name)",
         "if isinstance(X, pd.DataFrame) and isinstance(X_test, pd.DataFrame):  # shared columns, text one-hot",
@@ -454,8 +505,13 @@ def program_template(submission: dict[str, Any] | None, metric: str, domain: str
     default_model = ("Ridge() if np.ndim(X) == 1 or hasattr(X, 'tocsr') else "  # texts become sparse features
                      "HistGradientBoostingRegressor(max_iter=200)" if metric in _REGRESSION
                      else "LogisticRegression(max_iter=1000)")
+    fitted = "model.predict_proba(X_test)[:, 1]" if "predict_proba" in prediction else "model.predict(X_test)"
+    brief = (f"{tail[0]}\n{tail[1]}\n# ... then the harness: raw texts become TF-IDF features; of DataFrames it keeps "
+             "the columns X and X_test share, one-hot encodes their text columns and fills gaps with 0; it holds out "
+             f"20 % of the rows, fits model on the rest, prints the {metric} as VALIDATION_SCORE, refits on every "
+             f"row and writes sub['{target}'] = {fitted} to ./submission/submission.csv (columns {header}).")
     return ProgramTemplate(head="\n".join(lines), tail="\n".join(tail), slots=slots, target=target, notes=notes,
-                           default_model=default_model)
+                           default_model=default_model, brief_tail=brief)
 
 
 def _image_files(data_preview: str, id_column: str | None, reads_test: bool) -> list[str] | None:

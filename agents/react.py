@@ -16,11 +16,11 @@ competition has one, its fill-in program (:mod:`mle_env.agents.program_template`
 the fixed lines around ``X = ...``, ``X_test = ...``, ``model = ...``): small models otherwise spend their
 steps guessing paths and column names. The model then sends only its part (the code that defines those
 names) as a python action, and the policy runs it inside the fixed lines; a reply that copies the outline
-is stopped at its end-of-part line, and a part that leaves a name undefined gets one correction naming it
-(:meth:`ReactPolicy._filled`). Small models that copied the whole outline ran out of tokens before they
-ran anything. The task's "Medals" and "Version history"
-sections are left out (small models run the commands they quote). All this needs the episode's ``info``
-(every MLEEnv episode has it); ``preview=False`` turns it off.
+is stopped at its end-of-part line, a part that leaves a name undefined gets one correction naming it
+(:meth:`ReactPolicy._filled`), and the result of a program that failed asks for the part again, fixed.
+Small models that copied the whole outline ran out of tokens before they ran anything. The task's
+"Medals" and "Version history" sections are left out (small models run the commands they quote). All
+this needs the episode's ``info`` (every MLEEnv episode has it); ``preview=False`` turns it off.
 
 The policy guards the budget itself: when two steps or less than a minute are left it validates the
 submission (unless that was just done) and then submits, without asking the model. A ``submit`` asked
@@ -35,6 +35,7 @@ source under ``policy.react``.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,9 +43,9 @@ from mle_env.agents.llm import Completion, LLMClient, LLMError, ToolCall
 from mle_env.agents.policy import BasePolicy
 from mle_env.agents.program_template import (
     BEGIN,
+    OUTLINE_BEGIN,
     OUTLINE_END,
     ProgramTemplate,
-    outline_part,
     part_of,
     program_template,
 )
@@ -85,6 +86,9 @@ PLAN_FILL = ("# How to proceed\nThe harness shows you the data files first. Then
              "once it is valid. The data is already in ./data: never install packages or run mle-env commands."
              "\n```python\n{outline}\n```")
 
+PART_FAILED = ("(Your part ran inside the program and the program failed: read the error above, then send your "
+               "whole part again, fixed, as ONE ```python block.)")
+
 CORRECTION_TEMPERATURE = 0.7
 """The least temperature a correction is asked at: at a low one small models answer it with the same reply."""
 
@@ -109,20 +113,25 @@ def _reply_text(completion: Completion) -> str:
     return "(empty reply)"
 
 
-def fill_template(info: dict[str, Any], files: str = "") -> ProgramTemplate | None:
-    """The competition's fill-in program for the episode ``info`` describes (``files``: the observation's file
-    listing), or None when it has none (see :mod:`mle_env.agents.program_template`)."""
+def fill_template(info: dict[str, Any], data: str = "") -> ProgramTemplate | None:
+    """The competition's fill-in program for the episode ``info`` describes, or None when it has none (see
+    :mod:`mle_env.agents.program_template`); ``data``: the data preview, or the observation's file listing."""
     submission = info.get("submission")
     if not submission:
         return None
     metric = info.get("metric") or {}
-    return program_template(submission, str(metric.get("name", "")), info.get("domain"), files)
+    return program_template(submission, str(metric.get("name", "")), info.get("domain"), data)
 
 
-def quick_facts(info: dict[str, Any], files: str = "") -> str:
+def quick_facts(info: dict[str, Any], data: str = "") -> str:
     """The submission rules and the metric's computation for the episode ``info`` describes, then how to
-    proceed (with the competition's fill-in program when it has one, ``files`` being the observation's
-    file listing: see :func:`fill_template`); "" when ``info`` does not name the submission format."""
+    proceed (with the competition's fill-in program when it has one, ``data`` being the data preview or the
+    observation's file listing: see :func:`fill_template`); "" when ``info`` does not name the submission
+    format."""
+    return _facts(info, fill_template(info, data))
+
+
+def _facts(info: dict[str, Any], template: ProgramTemplate | None) -> str:
     submission, metric = info.get("submission"), info.get("metric") or {}
     if not submission:
         return ""
@@ -130,11 +139,26 @@ def quick_facts(info: dict[str, Any], files: str = "") -> str:
     direction = "lower is better" if metric.get("lower_is_better") else "higher is better"
     domain = info.get("domain")
     first = f"# Suggested first approach\n{approach(domain, submission)}\n\n" if domain in APPROACHES else ""
-    template = fill_template(info, files)
-    plan = PLAN if template is None else PLAN_FILL.format(outline=template.outline(), slots=", ".join(template.slots))
+    plan = PLAN if template is None else PLAN_FILL.format(outline=template.outline(brief=True),
+                                                          slots=", ".join(template.slots))
     hint = METRIC_HINTS.get(name, "") if template is None else "The program below computes it."
     return (f"# Submission rules\n{submission_facts(submission)}\n\n# Metric\n{name} ({direction}). "
             f"{hint}\n\n{first}{plan}")
+
+
+_CODE_STRING = re.compile(r'"code"\s*:\s*"((?:[^"\\]|\\.)*)', re.S)
+
+
+def _code_of_a_cut_call(text: str) -> str:
+    """The code of a tool call written as text and cut off inside its ``"code"`` string (a reply stopped at
+    the outline's end-of-part line while calling ``python``); "" when ``text`` has none."""
+    match = _CODE_STRING.search(text)
+    if match is None or '"python"' not in text[:match.start()]:
+        return ""
+    try:
+        return str(json.loads(f'"{match.group(1)}"'))
+    except ValueError:  # cut inside an escape such as \u00e9
+        return ""
 
 
 # --- history -----------------------------------------------------------------------------------------
@@ -258,13 +282,16 @@ class ReactPolicy(BasePolicy):
         self.preview = preview
         self._preview_due = False
         self._previewing = False  # the pending action is the harness's preview
-        self._task, self._info = "", {}
+        self._task = ""
+        self._info: dict[str, Any] = {}
         self.template: ProgramTemplate | None = None
+        self._last_part = ""  # the part of the last fill-in program run, what a part that changes it builds on
 
     def reset(self, obs: dict[str, Any], info: dict[str, Any]) -> None:
         super().reset(obs, info)
-        facts = quick_facts(info, str(obs.get("files", ""))) if self.preview else ""
-        self.template = fill_template(info, str(obs.get("files", ""))) if facts else None
+        template = fill_template(info, str(obs.get("files", ""))) if self.preview else None
+        facts = _facts(info, template) if self.preview else ""
+        self.template, self._last_part = (template if facts else None), ""
         task = render_task({**obs, "task": without_sections(str(obs["task"]))} if facts else obs)
         self._task, self._info = task, info
         self.history = History(SYSTEM_PROMPT, f"{task}\n\n{facts}" if facts else task, self.history_chars)
@@ -304,7 +331,12 @@ class ReactPolicy(BasePolicy):
             self._from_preview(str(obs["stdout"]))
         self._previewing = False
         if self._pending is not None and kind != "reset":
+            filled = kind == "python" and BEGIN in str(self._pending.action.get("code", ""))
+            if filled:
+                self._last_part = part_of(self._pending.action["code"])
             self._pending.result = render_result(obs, self.output_chars)
+            if filled and int(obs["exit_code"]) != 0:
+                self._pending.result += f"\n{PART_FAILED}"
             self.history.add(self._pending)
             if kind in ("shell", "python") and int(obs["exit_code"]) != 0:
                 self._last_failed = self._pending.action
@@ -314,10 +346,11 @@ class ReactPolicy(BasePolicy):
         """The submission rules and the fill-in program made again from the data preview, which shows what
         the file listing does not (the target column, image files named by id): before any LLM call, so the
         task the model reads stays the same for the whole episode."""
-        facts = quick_facts(self._info, preview)
+        template = fill_template(self._info, preview)
+        facts = _facts(self._info, template)
         if facts:
             self.history.task = f"{self._task}\n\n{facts}"
-            self.template = fill_template(self._info, preview)
+            self.template = template
 
     def _guard(self, obs: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
         """The action that a pending submit or the budget dictates, if any, and why."""
@@ -356,9 +389,9 @@ class ReactPolicy(BasePolicy):
         first = self._chat([], records)
         action, call = self._action_from(first)
         action, lacking = self._filled(first, action)
-        correction = (CORRECTION if action is None else self._part_request(lacking, first) if lacking
-                      else REPEAT if _same(action, self._last_failed) else RERUN if self._ran_before(action) else None)
+        correction = self._correction(action, lacking, first)
         if correction is None:
+            assert action is not None
             return self._turn(action, first, call), "tool_call" if call is not None else "text"
         second = self._chat([{"role": "assistant", "content": _reply_text(first)},
                              {"role": "user", "content": correction}], records,
@@ -371,41 +404,43 @@ class ReactPolicy(BasePolicy):
             return Turn(dict(VALIDATE), second.content, None), "fallback"
         return self._turn(retry, second, retry_call), "correction"
 
+    def _correction(self, action: dict[str, Any] | None, lacking: tuple[str, ...], reply: Completion) -> str | None:
+        """What to answer a reply with before running its action (see :meth:`_converse`); None: run it."""
+        if action is None:
+            return CORRECTION
+        if lacking:
+            assert self.template is not None
+            cut = " Your reply was cut off at the token limit: keep your part short." \
+                if reply.finish_reason == "length" else ""
+            return self.template.request(lacking) + cut
+        if _same(action, self._last_failed):
+            return REPEAT
+        return RERUN if self._ran_before(action) else None
+
     def _filled(self, completion: Completion, action: dict[str, Any] | None
                 ) -> tuple[dict[str, Any] | None, tuple[str, ...]]:
         """In fill-in mode, the reply's part made the whole program, and the names the part leaves undefined.
 
-        The part is the reply's python action (or, with no action, the code of its open code block: a reply
-        stopped at the outline's end, or cut off) after the outline's begin-of-part line when it copied the
-        outline, else all of it. A part that defines every name, or that comes from a copied outline, runs
-        inside the program's fixed lines (:meth:`ProgramTemplate.assemble`, the last part run being its
-        ``base``); other python code (a look at the data) runs as it is. Without a template, or for another
-        kind of action: ``action`` as it is, and ()."""
+        The part is the reply's python action; with no action, the code of a block left open (a reply stopped
+        at the outline's end-of-part line, or cut off at the token limit), or of a ``python`` tool call written
+        as text and cut off. It runs inside the program's fixed lines (:meth:`ProgramTemplate.assemble`,
+        which takes out what copies them; the part of the last fill-in program run is its ``base``) when it
+        defines every name the program needs (with the default model, or what ``base`` defines), when it
+        copies the outline, or when it comes from a block left open: then the names it leaves undefined are
+        returned too. Other python code (a look at the data) runs as it is. Without a template, or for
+        another kind of action: ``action`` as it is, and ()."""
         if self.template is None or (action is not None and action["type"] != "python"):
             return action, ()
-        code = action["code"] if action is not None else extract_code(completion.content)[1]
-        copied = outline_part(code)
-        part = code if copied is None else copied
-        truncated, base = completion.finish_reason == "length", self._base()
-        lacking = self.template.missing(part, truncated, base) if part.strip() else self.template.slots
-        if lacking and copied is None:
+        code = action["code"] if action is not None else (
+            _code_of_a_cut_call(completion.content) or extract_code(completion.content)[1])
+        if not code.strip():
             return action, ()
-        program = self.template.assemble(part, truncated, base)
+        truncated = completion.finish_reason == "length"
+        lacking = self.template.missing(code, truncated, self._last_part)
+        if lacking and action is not None and OUTLINE_BEGIN not in code:
+            return action, ()
+        program = self.template.assemble(code, truncated, self._last_part)
         return {**(action or {"type": "python"}), "code": program}, lacking
-
-    def _base(self) -> str:
-        """The part of the last fill-in program run in this episode ("" when none was)."""
-        for turn in reversed(self.history.turns):
-            code = str(turn.action.get("code", ""))
-            if turn.action["type"] == "python" and BEGIN in code:
-                return part_of(code)
-        return ""
-
-    def _part_request(self, lacking: tuple[str, ...], completion: Completion) -> str:
-        assert self.template is not None
-        cut = " Your reply was cut off at the token limit: keep your part short." \
-            if completion.finish_reason == "length" else ""
-        return self.template.request(lacking) + cut
 
     @staticmethod
     def _turn(action: dict[str, Any], completion: Completion, call: ToolCall | None) -> Turn:

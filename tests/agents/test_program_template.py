@@ -102,6 +102,17 @@ def test_a_part_that_drops_every_feature_fails_with_a_message_naming_the_columns
         assert int(ran["exit_code"]) != 0 and message in ran["stderr"] and verdict != "valid", ran["stderr"][-300:]
 
 
+def test_sparse_features_for_histgradientboosting_get_a_model_that_takes_them(practice_home: Path) -> None:
+    """The commonest crash of AIDE's 1.5B nodes (11 of 45): TF-IDF features given to HistGradientBoosting,
+    which takes dense input only. The harness fits its sparse-ready model instead and says so."""
+    part = "X = train['review']\nX_test = test['review']\nmodel = HistGradientBoostingClassifier(max_iter=50)"
+    ran, verdict, _ = _run("practice-fine-food-reviews", part)
+    assert int(ran["exit_code"]) == 0 and verdict == "valid", ran["stderr"][-300:]
+    assert ("note: HistGradientBoostingClassifier takes no sparse features such as TF-IDF: the harness fits "
+            "LogisticRegression(C=4, max_iter=1000) instead") in ran["stdout"]
+    assert validation_score(ran["stdout"]) > 0.8  # type: ignore[operator]
+
+
 def test_template_fits_the_data_layout_and_declines_what_it_cannot_score() -> None:
     one = {"header": ["id", "y"], "id_column": "id", "targets": ["y"], "sample": "sample_submission.csv"}
     csv = program_template(one, "auc", "tabular", "data/test.csv  1 KB\ndata/train.csv  3 KB")
@@ -180,7 +191,8 @@ def test_recorded_failing_replies_are_repaired_to_a_valid_submission(practice_ho
                                                                      record: dict[str, Any]) -> None:
     """house: `X_test = test.drop(columns=['Id', 'SalePrice'])` raised KeyError (test has no target); mnist: a
     part with X and X_test from the image files but no model raised NameError, and an improvement that only
-    wrote a grid search fitted on X_train (NameError). All now run to a valid file."""
+    wrote a grid search fitted on X_train (NameError); fine-food (react): `.agg(' '.join, axis=1)` after one
+    column (ValueError: a Series has no axis 1). All now run to a valid file."""
     ran, verdict, program = _run(record["competition"], extract_code(record["content"])[1],
                                  truncated=record["finish_reason"] == "length", base=record.get("base", ""))
     assert int(ran["exit_code"]) == 0 and verdict == "valid", ran["stderr"][-300:]
@@ -193,6 +205,8 @@ def test_recorded_failing_replies_are_repaired_to_a_valid_submission(practice_ho
     elif record["repair"] == "improve without X":  # the parent's part, then the change, the search's fit gone
         assert part.startswith(record["base"]) and "model = RandomForestClassifier()" in part
         assert "X_train" not in part and "best_estimator_" not in part
+    elif record["repair"] == "join of one column":  # react's reply, served with the stop string
+        assert "X = train['review'].fillna('').astype(str)  #" in part and ".agg(" not in part
     else:
         assert "test.drop(columns=['Id', 'SalePrice'], errors='ignore')" in part
 
@@ -262,10 +276,15 @@ def test_a_change_that_leaves_out_names_runs_after_the_part_it_changes() -> None
     template = program_template(*(_TEMPLATE_INPUTS["practice-house-prices"]))
     assert template is not None
     base = "X = train.drop(columns=['Id'])\nX_test = test.drop(columns=['Id'], errors='ignore')\nmodel = Ridge()"
-    assert template.cleaned("model = Ridge(alpha=3)", base=base) == f"{base}\nmodel = Ridge(alpha=3)"
+    features = "X = train.drop(columns=['Id'])\nX_test = test.drop(columns=['Id'], errors='ignore')"
+    # the line it changes goes (so the same change sent twice gives the same program)
+    changed = template.cleaned("model = Ridge(alpha=3)", base=base)
+    assert changed == f"{features}\nmodel = Ridge(alpha=3)" == template.cleaned("model = Ridge(alpha=3)", base=changed)
+    assert template.cleaned("X = X.fillna(0)\nX_test = X_test.fillna(0)", base=base) == (
+        f"{base}\nX = X.fillna(0)\nX_test = X_test.fillna(0)")  # a change that reads what it changes: base stays
     search = ("model = Ridge()\nsearch = GridSearchCV(model, {'alpha': [1, 3]})\nsearch.fit(X_train, y_train)\n"
               "model = search.best_estimator_")  # the search fitted on the split goes, and what it found
-    assert template.cleaned(search, base=base) == (f"{base}\nmodel = Ridge()\n"
+    assert template.cleaned(search, base=base) == (f"{features}\nmodel = Ridge()\n"
                                                    "search = GridSearchCV(model, {'alpha': [1, 3]})")
     assert template.cleaned("print(1)", base=base) == "print(1)"  # no name of the part at all: not a change
     half = "X = train[['LotArea']]\nmodel = Ridge()"  # new X without its X_test: the parent's would not match

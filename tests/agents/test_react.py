@@ -13,6 +13,7 @@ from llm_fixture import FakeOpenAI, chat_body, fake_llm, llm_base_url  # noqa: F
 
 import mle_env
 from mle_env.agents.llm import LLMClient, LLMConfig, LLMError, ToolCall
+from mle_env.agents.program_template import part_of
 from mle_env.agents.react import (
     CORRECTION,
     REPEAT,
@@ -221,8 +222,10 @@ def test_the_harness_previews_the_data_and_the_task_states_the_submission_rules(
     assert task.startswith("Predict y from x.") and "header must be exactly `id,great`" in task
     assert "auc (higher is better)" in task and "roc_auc_score" in task and "# How to proceed" in task
     # the competition's fill-in program: the fixed lines around the names the model completes
-    assert "\nX_test = ...  # the features of " in task and "roc_auc_score(y_valid, predict(" in task
-    assert "sub[['id', 'great']].to_csv('./submission/submission.csv', index=False)" in task
+    assert "\nX_test = ...  # the features of " in task and "from sklearn.metrics import roc_auc_score" in task
+    # the lines after the part are told, not shown (small models copied them into their part)
+    assert "prints the auc as VALIDATION_SCORE" in task and "columns ['id', 'great'])" in task
+    assert "agg(' '.join" not in task and "model.fit(" not in task
     assert shown.startswith("(The harness ran shell itself.)") and preview in shown
 
 
@@ -303,28 +306,27 @@ def test_a_part_alone_runs_inside_the_fixed_lines_and_the_history_shows_the_part
 
 def test_a_recorded_copied_outline_is_cut_at_its_end_and_its_part_run(fake_llm: FakeOpenAI) -> None:  # noqa: F811
     """insults: the real reply copied the outline and filled the part in place; served with the stop string it
-    ends inside its code block, and its part runs inside the fixed lines (the copied head counts once)."""
-    from mle_env.agents.program_template import outline_part
-
+    ends inside its code block, and its part runs inside the fixed lines (the copied head counts once). Its
+    `.agg(' '.join, axis=1)` after one column (copied from the fixed lines; a Series has no axis 1) goes."""
     info = {"metric": {"name": "auc", "lower_is_better": False}, "domain": "text",
-            "submission": {"header": ["Insult", "Date", "Comment"], "targets": ["Insult"], "kind": "probability",
-                           "sample": "sample_submission_null.csv"}}
+            "submission": {"header": ["Insult", "Date", "Comment"], "id_column": "Comment", "targets": ["Insult"],
+                           "kind": "probability", "sample": "sample_submission_null.csv"}}
     served = _as_served(RECORDED["detecting-insults-in-social-commentary"]["content"])
     assert served.count("```") == 1  # the block is left open
     fake_llm.reply(200, chat_body(served))
     policy = _fill_policy(fake_llm.url, info)
     action = policy.act(obs("shell", stdout=PREVIEWED), info)
-    part = outline_part(served.split("```python\n", 1)[1])
-    assert part and "X = train['Comment']" in part
-    assert action["code"] == policy.template.assemble(part) and action["code"].count("import pandas as pd") == 1
+    assert [line.split("  #")[0] for line in part_of(action["code"]).splitlines()] == [
+        "X = train['Comment'].fillna('').astype(str)", "y = train['Insult']",
+        "X_test = test['Comment'].fillna('').astype(str)",
+        "model = LogisticRegression(C=4, max_iter=1000)"]
+    assert action["code"].count("import pandas as pd") == 1 and action["code"].endswith("index=False)\n")
     assert policy.annotations()["react"] == {"source": "text"} and len(fake_llm.requests) == 1
 
 
 def test_an_unfilled_outline_is_asked_for_the_names_it_left_out(fake_llm: FakeOpenAI) -> None:  # noqa: F811
     """mnist: the real reply copied the outline with every `name = ...` left as it was; the correction names
     them; when the second reply has no action, the first one's program runs and its tail says what is left."""
-    from mle_env.agents.program_template import part_of
-
     served = _as_served(RECORDED["practice-mnist-digits"]["content"])
     fake_llm.reply(200, chat_body(served))
     fake_llm.reply(200, chat_body("I will fill it in next."))
@@ -334,7 +336,7 @@ def test_an_unfilled_outline_is_asked_for_the_names_it_left_out(fake_llm: FakeOp
     assert fake_llm.requests[0]["temperature"] == 0.2 and fake_llm.requests[1]["temperature"] == 0.7
     assert asked.startswith("Your part does not define X, X_test, model in Python code.")
     assert policy.annotations()["react"] == {"source": "incomplete_part"}
-    assert part_of(action["code"]).startswith("X = ...  # the features")  # the tail's assert names what is left as ...
+    assert "\nX = ...  # the features" in part_of(action["code"])  # the tail's assert names what is left as ...
 
 
 def test_python_that_defines_only_some_names_runs_as_it_is(fake_llm: FakeOpenAI) -> None:  # noqa: F811
@@ -344,14 +346,56 @@ def test_python_that_defines_only_some_names_runs_as_it_is(fake_llm: FakeOpenAI)
     assert policy.act(obs("shell", stdout=PREVIEWED), INFO) == {"type": "python", "code": look + "\n"}
 
 
-def test_a_debugging_part_runs_after_the_part_it_changes(fake_llm: FakeOpenAI) -> None:  # noqa: F811
-    fake_llm.reply(200, chat_body(f"```python\n{PART}\n```"))
-    fake_llm.reply(200, chat_body("A smaller C.\n```python\nmodel = LogisticRegression(C=0.5)\n```"))
+def test_a_debugging_part_runs_after_the_part_it_changes_and_a_repeat_is_seen(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+    smaller = "A smaller C.\n```python\nmodel = LogisticRegression(C=0.5)\n```"
+    for content in (f"```python\n{PART}\n```", smaller, smaller, "validate"):
+        fake_llm.reply(200, chat_body(content))
     policy = _fill_policy(fake_llm.url, INFO)
-    first = policy.act(obs("shell", stdout=PREVIEWED), INFO)
+    policy.act(obs("shell", stdout=PREVIEWED), INFO)
     second = policy.act(obs("python", stdout="VALIDATION_SCORE: 0.9"), INFO)
-    assert second["code"] == policy.template.assemble("model = LogisticRegression(C=0.5)", base=PART)
-    assert second["code"] != first["code"] and "X_test = vectorizer.transform(test['text'])" in second["code"]
+    assert part_of(second["code"]) == ("vectorizer = TfidfVectorizer()\nX = vectorizer.fit_transform(train['text'])\n"
+                                       "X_test = vectorizer.transform(test['text'])\nmodel = LogisticRegression(C=0.5)")
+    # the same change again, after it failed, is the same program: the model is told so
+    assert policy.act(obs("python", stdout="Traceback ...", exit_code=1), INFO) == {"type": "validate"}
+    assert fake_llm.requests[3]["messages"][-1] == {"role": "user", "content": REPEAT}
+
+
+def test_a_python_tool_call_and_a_call_cut_at_the_outline_end_run_as_parts(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+    from mle_env.agents.program_template import OUTLINE_END
+
+    call = [{"id": "t1", "type": "function", "function": {"name": "python", "arguments": json.dumps({"code": PART})}}]
+    policy = _fill_policy(fake_llm.url, INFO)
+    copied = f"{policy.template.outline().split(OUTLINE_END)[0]}{PART}\n{OUTLINE_END}\n..."
+    as_text = '<tool_call>\n{"name": "python", "arguments": {"code": ' + json.dumps(copied)
+    fake_llm.responses = [(200, chat_body("", tool_calls=call), {}), (200, chat_body(_as_served(as_text)), {})]
+    first = policy.act(obs("shell", stdout=PREVIEWED), INFO)
+    assert first["code"] == policy.template.assemble(PART) and policy.annotations()["react"] == {"source": "tool_call"}
+    second = policy.act(obs("python", stdout="VALIDATION_SCORE: 0.9"), INFO)
+    assert part_of(second["code"]) == part_of(first["code"])  # the copied head counts once, the tail is the harness's
+    sent = fake_llm.requests[1]["messages"]
+    assert json.loads(sent[-2]["tool_calls"][0]["function"]["arguments"]) == {"code": PART}  # as the model wrote it
+
+
+def test_a_part_cut_off_at_the_token_limit_is_asked_for_what_it_lacks(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+    cut = chat_body("```python\nvectorizer = TfidfVectorizer()\nX = vectorizer.fit_transform(train['text'])\n"
+                    "X_test = vec")
+    cut["choices"][0]["finish_reason"] = "length"
+    fake_llm.responses = [(200, cut, {}), (200, chat_body(f"```python\n{PART}\n```"), {})]
+    policy = _fill_policy(fake_llm.url, INFO)
+    assert policy.act(obs("shell", stdout=PREVIEWED), INFO)["code"] == policy.template.assemble(PART)
+    assert fake_llm.requests[1]["messages"][-1]["content"] == (
+        "Your part does not define X_test, model in Python code. Answer with your whole part only (X, X_test, "
+        "model = ...) as ONE fenced ```python code block. Your reply was cut off at the token limit: keep your "
+        "part short.")
+
+
+def test_a_preview_without_a_training_table_turns_the_fill_in_off(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+    fake_llm.reply(200, chat_body(f"```python\n{PART}\n```"))
+    policy = _fill_policy(fake_llm.url, INFO)
+    action = policy.act(obs("shell", stdout="./data/train/: folder of 10 files, e.g. 0.png"), INFO)
+    assert policy.template is None and action == {"type": "python", "code": PART + "\n"}
+    assert "stop" not in fake_llm.requests[0] and "write ONE complete Python program" in \
+        fake_llm.requests[0]["messages"][1]["content"]
 
 
 @pytest.mark.slow
