@@ -17,7 +17,8 @@ the fixed lines around ``X = ...``, ``X_test = ...``, ``model = ...``): small mo
 steps guessing paths and column names. The model then sends only its part (the code that defines those
 names) as a python action, and the policy runs it inside the fixed lines; a reply that copies the outline
 is stopped at its end-of-part line, a part that leaves a name undefined gets one correction naming it
-(:meth:`ReactPolicy._filled`), and the result of a program that failed asks for the part again, fixed.
+(:meth:`ReactPolicy._filled`), and the result of the program says what to do next (validate, or send
+the part again, fixed).
 Small models that copied the whole outline ran out of tokens before they ran anything. The task's
 "Medals" and "Version history" sections are left out (small models run the commands they quote). All
 this needs the episode's ``info`` (every MLEEnv episode has it); ``preview=False`` turns it off.
@@ -88,6 +89,9 @@ PLAN_FILL = ("# How to proceed\nThe harness shows you the data files first. Then
 
 PART_FAILED = ("(Your part ran inside the program and the program failed: read the error above, then send your "
                "whole part again, fixed, as ONE ```python block.)")
+
+PART_RAN = ("(Your part ran inside the program, which printed its VALIDATION_SCORE and wrote "
+            "./submission/submission.csv. Next: validate it, or send a whole improved part.)")
 
 CORRECTION_TEMPERATURE = 0.7
 """The least temperature a correction is asked at: at a low one small models answer it with the same reply."""
@@ -335,8 +339,8 @@ class ReactPolicy(BasePolicy):
             if filled:
                 self._last_part = part_of(self._pending.action["code"])
             self._pending.result = render_result(obs, self.output_chars)
-            if filled and int(obs["exit_code"]) != 0:
-                self._pending.result += f"\n{PART_FAILED}"
+            if filled:
+                self._pending.result += "\n" + (PART_FAILED if int(obs["exit_code"]) != 0 else PART_RAN)
             self.history.add(self._pending)
             if kind in ("shell", "python") and int(obs["exit_code"]) != 0:
                 self._last_failed = self._pending.action

@@ -16,6 +16,8 @@ from mle_env.agents.llm import LLMClient, LLMConfig, LLMError, ToolCall
 from mle_env.agents.program_template import part_of
 from mle_env.agents.react import (
     CORRECTION,
+    PART_FAILED,
+    PART_RAN,
     REPEAT,
     RERUN,
     History,
@@ -358,6 +360,9 @@ def test_a_debugging_part_runs_after_the_part_it_changes_and_a_repeat_is_seen(fa
     # the same change again, after it failed, is the same program: the model is told so
     assert policy.act(obs("python", stdout="Traceback ...", exit_code=1), INFO) == {"type": "validate"}
     assert fake_llm.requests[3]["messages"][-1] == {"role": "user", "content": REPEAT}
+    # each program's result says what to do next
+    assert fake_llm.requests[1]["messages"][-1]["content"].endswith(f"budget left: 3600 s, 20 steps\n{PART_RAN}")
+    assert fake_llm.requests[2]["messages"][-1]["content"].endswith(PART_FAILED)
 
 
 def test_a_python_tool_call_and_a_call_cut_at_the_outline_end_run_as_parts(fake_llm: FakeOpenAI) -> None:  # noqa: F811
