@@ -8,7 +8,9 @@ in the wrong shape; with the fixed lines in place they only have to get the feat
 The fixed lines also turn what small models most often leave as text into numbers: raw texts (X one
 text per row, or a DataFrame of only free-text columns, joined per row) become TF-IDF features; other
 DataFrames keep the columns X and X_test share, with text columns of at most :data:`MAX_ONE_HOT` values
-one-hot encoded (pandas.get_dummies over both), other text columns dropped and gaps filled with 0. The
+one-hot encoded (pandas.get_dummies over both), other text columns dropped and gaps filled with 0. An X
+of train's rows followed by test's (encoded together) is split into X and X_test, and a HistGradientBoosting
+model given sparse features (TF-IDF) is replaced by LogisticRegression or Ridge, with a printed note. The
 validation score is the metric's plain call (no per-competition parameters: metrics that need some, such as
 f1's average, have no template). A reply that copies the fixed
 lines or does the harness's work itself has those lines taken out (:meth:`ProgramTemplate.cleaned`).
@@ -457,6 +459,8 @@ def program_template(submission: dict[str, Any] | None, metric: str, domain: str
     tail = [
         f"unwritten = [name for name, value in zip({slots!r}, ({', '.join(slots)})) if value is Ellipsis]",
         "assert not unwritten, f'your part left {unwritten} as ...: replace each ... with code'",
+        *(["if np.shape(X)[0] == len(train) + len(test) != len(y):  # X of train's rows, then test's: split it",
+           "    X, X_test = X[:len(train)], X[len(train):]"] if reads_test else []),
         "assert np.ndim(X) < 2 or np.shape(X)[1] > 0, 'X has no columns: keep the columns that carry information "
         "(a column of raw text too: it becomes TF-IDF features)'",
         "def is_text(values):",

@@ -154,6 +154,9 @@ def _fenced_action(text: str) -> dict[str, Any] | None:
         language, code = match.group(1).lower(), match.group(2)
         if not code.strip():
             continue
+        word = code.strip().lower().removesuffix("()")
+        if word in ("validate", "submit"):  # a block of the action's name alone (small models write one)
+            return dict(VALIDATE) if word == "validate" else dict(SUBMIT)
         if language in _SHELL_FENCES:
             return {"type": "shell", "code": code}
         if language in _PYTHON_FENCES:
@@ -175,7 +178,8 @@ def parse_text_action(text: str) -> dict[str, Any] | None:
 
     In order: the first JSON object that names a tool or is an action (also with the code in triple
     quotes, which is not JSON but common); the first fenced code block
-    (```bash/```sh → shell, ```python → python, unlabelled → python if it looks like Python, else shell);
+    (```bash/```sh → shell, ```python → python, unlabelled → python if it looks like Python, else shell;
+    a block of just ``validate`` or ``submit``, that action);
     a line that is just ``validate`` or ``submit`` (validate wins when both appear).
     """
     return _first_json_action(text) or _loose_json_action(text) or _fenced_action(text) or _keyword_action(text)

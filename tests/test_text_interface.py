@@ -52,6 +52,8 @@ def obs(action: str = "reset", **fields: Any) -> dict[str, Any]:
     ("```\nwc -l data/*.csv\n```", {"type": "shell", "code": "wc -l data/*.csv\n"}),
     ('The dict {"a": 1} is not an action, but\n```sh\nls\n```', {"type": "shell", "code": "ls\n"}),
     ("The file looks right.\n\nvalidate", {"type": "validate"}),
+    ("```python\nvalidate\n```", {"type": "validate"}),  # the 1.5B model's, on insults
+    ("```\nsubmit()\n```", {"type": "submit"}),
     ("Action: submit()", {"type": "submit"}),
     ("I will submit once the submission is ready.", None),
     ("I think we should first understand the data.", None),

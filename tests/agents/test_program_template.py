@@ -102,6 +102,15 @@ def test_a_part_that_drops_every_feature_fails_with_a_message_naming_the_columns
         assert int(ran["exit_code"]) != 0 and message in ran["stderr"] and verdict != "valid", ran["stderr"][-300:]
 
 
+def test_an_x_of_train_and_test_rows_together_is_split(practice_home: Path) -> None:
+    """react's 1.5B part on house prices: X one-hot encoded over train and test together, X_test = X."""
+    part = ("X = pd.get_dummies(pd.concat([train.drop(columns=['Id', 'SalePrice']), test.drop(columns=['Id'])]))"
+            ".fillna(0)\nX_test = X\nmodel = HistGradientBoostingRegressor(max_iter=50)")
+    ran, verdict, _ = _run("practice-house-prices", part)
+    assert int(ran["exit_code"]) == 0 and verdict == "valid", ran["stderr"][-300:]
+    assert validation_score(ran["stdout"]) < 0.3  # type: ignore[operator]
+
+
 def test_sparse_features_for_histgradientboosting_get_a_model_that_takes_them(practice_home: Path) -> None:
     """The commonest crash of AIDE's 1.5B nodes (11 of 45): TF-IDF features given to HistGradientBoosting,
     which takes dense input only. The harness fits its sparse-ready model instead and says so."""
