@@ -8,9 +8,11 @@ in the wrong shape; with the fixed lines in place they only have to get the feat
 The fixed lines also turn what small models most often leave as text into numbers: raw texts (X one
 text per row, or a DataFrame of only free-text columns, joined per row) become TF-IDF features; other
 DataFrames keep the columns X and X_test share, with text columns of at most :data:`MAX_ONE_HOT` values
-one-hot encoded (pandas.get_dummies over both), other text columns dropped and gaps filled with 0. An X
-of train's rows followed by test's (encoded together) is split into X and X_test, and a HistGradientBoosting
-model given sparse features (TF-IDF) is replaced by LogisticRegression or Ridge, with a printed note. The
+one-hot encoded (pandas.get_dummies over both), other text columns dropped and gaps filled with 0. Where
+the test rows are data/test.csv, an X of train's rows followed by test's (encoded together) is split into X
+and X_test; the target column is dropped from DataFrames X and X_test (left in, it leaks). A
+HistGradientBoosting model given sparse features (TF-IDF) is replaced by LogisticRegression or Ridge, with a
+printed note. The
 validation score is the metric's plain call (no per-competition parameters: metrics that need some, such as
 f1's average, have no template). A reply that copies the fixed
 lines or does the harness's work itself has those lines taken out (:meth:`ProgramTemplate.cleaned`).
@@ -157,7 +159,8 @@ class ProgramTemplate:
         after one column (``train['review']``, a Series: copied from the fixed lines) is taken out; a part
         that changes ``base``
         (the parent's part, when improving or debugging), defines some of the names and leaves out others
-        that ``base`` defines (X and X_test both or neither) runs after ``base``; and a part that defines
+        that ``base`` defines (X and X_test both or neither) runs after ``base``, less the lines of ``base``
+        it makes redundant (:func:`_overridden`); and a part that defines
         every name but ``model`` gets :attr:`default_model`."""
         return self._cleaned(part, truncated, base)[0]
 
@@ -182,6 +185,15 @@ class ProgramTemplate:
             assigned.add("model")
         left = tuple(name for name in self.slots if name not in assigned)
         return (part.strip() if left else text), left
+
+    @functools.cached_property
+    def head_names(self) -> set[str]:
+        """The names the head defines: the tables read, the imports, its functions, y when it sets it."""
+        body = ast.parse(self.head).body
+        defined = {node.name for node in body if isinstance(node, ast.FunctionDef)}
+        imported = {(alias.asname or alias.name).split(".")[0] for node in body
+                    if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+        return names_of([node for node in body if not isinstance(node, ast.FunctionDef)])[0] | defined | imported
 
     @functools.cached_property
     def _fixed_statements(self) -> set[str]:
@@ -261,21 +273,33 @@ def _joined(lines: list[str], keep: list[ast.stmt], body: list[ast.stmt]) -> str
 
 
 def _overridden(base: str, part: str) -> str:
-    """``base`` (valid Python) without the statements that ``part`` (valid Python) makes redundant: a copy of
-    one of its statements, or an assignment only of names that ``part`` assigns again without reading them.
-    So a part sent twice runs once, and a part that changes a line of ``base`` runs instead of that line."""
+    """``base`` (valid Python) without the assignments that ``part`` (valid Python) makes redundant: those that
+    assign only names ``part`` assigns again without reading them (``X /= 255`` reads X), whose value calls no
+    method (a call such as ``vectorizer.fit_transform(...)`` or ``train.pop(...)`` may change what later lines
+    use) and whose names no later statement of ``base`` reads. So a part sent twice runs once, and a part
+    that changes such a line (``model = Ridge(alpha=3)``) runs instead of it."""
     tree, new = ast.parse(base), ast.parse(part)
-    written = {ast.unparse(node) for node in new.body}
-    names = [n for n in ast.walk(new) if isinstance(n, ast.Name)]
-    stores = {n.id for n in names if isinstance(n.ctx, ast.Store)}
-    loads = {n.id for n in names if isinstance(n.ctx, ast.Load)}
+    stores, loads = names_of(new.body)
 
-    def redundant(node: ast.stmt) -> bool:
-        assigned = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        only_names = isinstance(node, (ast.Assign, ast.AnnAssign)) and bool(assigned)
-        return ast.unparse(node) in written or (only_names and assigned <= stores and not assigned & loads)
+    def redundant(index: int, node: ast.stmt) -> bool:
+        if not isinstance(node, ast.Assign) or any(isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                                                   for call in ast.walk(node.value)):
+            return False
+        assigned = names_of([node])[0]
+        later = names_of(tree.body[index + 1:])[1]
+        return bool(assigned) and assigned <= stores and not assigned & (loads | later)
 
-    return _joined(base.splitlines(), [node for node in tree.body if not redundant(node)], tree.body)
+    kept = [node for index, node in enumerate(tree.body) if not redundant(index, node)]
+    return _joined(base.splitlines(), kept, tree.body)
+
+
+def names_of(statements: list[ast.stmt]) -> tuple[set[str], set[str]]:
+    """The names ``statements`` assign and those they read (an augmented assignment's target both)."""
+    names = [n for node in statements for n in ast.walk(node) if isinstance(n, ast.Name)]
+    augmented = {node.target.id for statement in statements for node in ast.walk(statement)
+                 if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name)}
+    return ({n.id for n in names if isinstance(n.ctx, ast.Store)},
+            {n.id for n in names if isinstance(n.ctx, ast.Load)} | augmented)
 
 
 # An edit of a part's text: (row, start byte, end byte, replacement), rows from 0; ast's columns are UTF-8 bytes.
@@ -365,7 +389,7 @@ def _joins_of_one_column(statements: list[ast.stmt]) -> list[_Edit]:
                 root = root.func if isinstance(root, ast.Call) else root.value
             one_column = isinstance(root, ast.Subscript) and isinstance(root.slice, ast.Constant) \
                 and isinstance(root.slice.value, str)
-            if one_column and call.lineno == call.end_lineno == receiver.end_lineno:
+            if one_column and call.end_lineno == receiver.end_lineno:
                 edits.append((call.lineno - 1, receiver.end_col_offset or 0, call.end_col_offset or 0, ""))
     return edits
 
@@ -461,6 +485,9 @@ def program_template(submission: dict[str, Any] | None, metric: str, domain: str
         "assert not unwritten, f'your part left {unwritten} as ...: replace each ... with code'",
         *(["if np.shape(X)[0] == len(train) + len(test) != len(y):  # X of train's rows, then test's: split it",
            "    X, X_test = X[:len(train)], X[len(train):]"] if reads_test else []),
+        "if isinstance(X, pd.DataFrame) and isinstance(X_test, pd.DataFrame):  # the target is no feature",
+        f"    X, X_test = X.drop(columns=['{target}'], errors='ignore'), X_test.drop(columns=['{target}'], "
+        "errors='ignore')",
         "assert np.ndim(X) < 2 or np.shape(X)[1] > 0, 'X has no columns: keep the columns that carry information "
         "(a column of raw text too: it becomes TF-IDF features)'",
         "def is_text(values):",
@@ -509,7 +536,9 @@ def program_template(submission: dict[str, Any] | None, metric: str, domain: str
     default_model = ("Ridge() if np.ndim(X) == 1 or hasattr(X, 'tocsr') else "  # texts become sparse features
                      "HistGradientBoostingRegressor(max_iter=200)" if metric in _REGRESSION
                      else "LogisticRegression(max_iter=1000)")
-    fitted = "model.predict_proba(X_test)[:, 1]" if "predict_proba" in prediction else "model.predict(X_test)"
+    fitted = ("the probabilities of model (predict_proba, else decision_function or predict) on X_test"
+              if metric == "auc" else "model.predict_proba(X_test)[:, 1]" if metric == "log_loss"
+              else "model.predict(X_test)")
     brief = (f"{tail[0]}\n{tail[1]}\n# ... then the harness: raw texts become TF-IDF features; of DataFrames it keeps "
              "the columns X and X_test share, one-hot encodes their text columns and fills gaps with 0; it holds out "
              f"20 % of the rows, fits model on the rest, prints the {metric} as VALIDATION_SCORE, refits on every "

@@ -35,6 +35,7 @@ source under ``policy.react``.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass
@@ -47,6 +48,7 @@ from mle_env.agents.program_template import (
     OUTLINE_BEGIN,
     OUTLINE_END,
     ProgramTemplate,
+    names_of,
     part_of,
     program_template,
 )
@@ -92,6 +94,9 @@ PART_FAILED = ("(Your part ran inside the program and the program failed: read t
 
 PART_RAN = ("(Your part ran inside the program, which printed its VALIDATION_SCORE and wrote "
             "./submission/submission.csv. Next: validate it, or send a whole improved part.)")
+
+PART_SLOW = ("(Your part's program ran out of time: make it faster (fewer features, a faster model), then send "
+             "the whole part again as ONE ```python block.)")
 
 CORRECTION_TEMPERATURE = 0.7
 """The least temperature a correction is asked at: at a low one small models answer it with the same reply."""
@@ -153,15 +158,34 @@ def _facts(info: dict[str, Any], template: ProgramTemplate | None) -> str:
 _CODE_STRING = re.compile(r'"code"\s*:\s*"((?:[^"\\]|\\.)*)', re.S)
 
 
+def _next_step(obs: dict[str, Any]) -> str:
+    """What the result of a fill-in program tells the model to do next."""
+    if int(obs["timed_out"]):
+        return PART_SLOW
+    ran = int(obs["exit_code"]) == 0 and "VALIDATION_SCORE:" in str(obs["stdout"])
+    return PART_RAN if ran else PART_FAILED
+
+
+def _compiles(code: str) -> bool:
+    try:
+        compile(code, "<action>", "exec")
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
 def _code_of_a_cut_call(text: str) -> str:
     """The code of a tool call written as text and cut off inside its ``"code"`` string (a reply stopped at
     the outline's end-of-part line while calling ``python``); "" when ``text`` has none."""
     match = _CODE_STRING.search(text)
     if match is None or '"python"' not in text[:match.start()]:
         return ""
+    # the regex stops before a lone backslash; a \u escape may still be cut short. (Code in triple quotes,
+    # which is not JSON, matches as "" here: extract_code reads it.)
+    raw = re.sub(r"\\u[0-9a-fA-F]{0,3}$", "", match.group(1))
     try:
-        return str(json.loads(f'"{match.group(1)}"'))
-    except ValueError:  # cut inside an escape such as \u00e9
+        return json.loads(f'"{raw}"', strict=False)  # strict=False: raw newlines and tabs in the string
+    except ValueError:
         return ""
 
 
@@ -340,7 +364,7 @@ class ReactPolicy(BasePolicy):
                 self._last_part = part_of(self._pending.action["code"])
             self._pending.result = render_result(obs, self.output_chars)
             if filled:
-                self._pending.result += "\n" + (PART_FAILED if int(obs["exit_code"]) != 0 else PART_RAN)
+                self._pending.result += "\n" + _next_step(obs)
             self.history.add(self._pending)
             if kind in ("shell", "python") and int(obs["exit_code"]) != 0:
                 self._last_failed = self._pending.action
@@ -403,7 +427,7 @@ class ReactPolicy(BasePolicy):
         retry, retry_call = self._action_from(second)
         retry, _ = self._filled(second, retry)
         if retry is None:
-            if action is not None and lacking:
+            if action is not None and lacking and _compiles(action["code"]):
                 return self._turn(action, first, call), "incomplete_part"
             return Turn(dict(VALIDATE), second.content, None), "fallback"
         return self._turn(retry, second, retry_call), "correction"
@@ -439,12 +463,24 @@ class ReactPolicy(BasePolicy):
             _code_of_a_cut_call(completion.content) or extract_code(completion.content)[1])
         if not code.strip():
             return action, ()
-        truncated = completion.finish_reason == "length"
+        truncated = action is None and completion.finish_reason == "length"  # a parsed action is whole
         lacking = self.template.missing(code, truncated, self._last_part)
         if lacking and action is not None and OUTLINE_BEGIN not in code:
-            return action, ()
+            return {**action, "code": self._after_head(code)}, ()
         program = self.template.assemble(code, truncated, self._last_part)
         return {**(action or {"type": "python"}), "code": program}, lacking
+
+    def _after_head(self, code: str) -> str:
+        """``code`` after the program's first lines (reading the data) when it reads a name they define and
+        does not define it, before any fill-in program ran (which defines them in the interpreter)."""
+        assert self.template is not None
+        if self._last_part:
+            return code
+        try:
+            stores, loads = names_of(ast.parse(code).body)
+        except SyntaxError:
+            return code
+        return f"{self.template.head}\n{code}" if (loads - stores) & self.template.head_names else code
 
     @staticmethod
     def _turn(action: dict[str, Any], completion: Completion, call: ToolCall | None) -> Turn:

@@ -291,6 +291,12 @@ def extract_code(text: str) -> tuple[str, str]:
     return text[: start.start()].strip(), text[start.start():].strip() + "\n"
 
 
+def cut_in_code(text: str, finish_reason: str | None) -> bool:
+    """Whether a reply cut off at the token limit (``finish_reason`` "length") ends inside its code: in a code
+    block left open, or in code written without fences (a reply cut in the prose after its block is whole)."""
+    return finish_reason == "length" and (text.count("```") % 2 == 1 or "```" not in text)
+
+
 # --- observations as text -----------------------------------------------------------------------------
 def render_task(obs: Mapping[str, Any]) -> str:
     """The task as the model first reads it: the task text, then the data files with their sizes."""

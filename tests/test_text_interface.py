@@ -63,6 +63,14 @@ def test_parse_text_action(reply: str, expected: dict[str, Any] | None) -> None:
     assert parse_text_action(reply) == expected
 
 
+def test_a_reply_cut_off_in_its_code_or_after_it() -> None:
+    from mle_env.text_interface import cut_in_code
+
+    assert cut_in_code("Plan.\n```python\nx = 1\ny = fo", "length") and cut_in_code("import os\nx = ", "length")
+    assert not cut_in_code("```python\nx = 1\n```\nThis model should do well bec", "length")
+    assert not cut_in_code("Plan.\n```python\nx = 1\ny = fo", "stop")
+
+
 def test_tool_to_action_accepts_common_variants() -> None:
     assert tool_to_action("bash", {"command": "ls"}) == {"type": "shell", "code": "ls"}
     assert tool_to_action("python", {"code": "1", "timeout": True}) == {"type": "python", "code": "1"}

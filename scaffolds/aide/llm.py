@@ -19,7 +19,7 @@ from mle_env.agents.program_template import OUTLINE_END, ProgramTemplate, part_o
 from mle_env.scaffolds.aide import prompts
 from mle_env.scaffolds.aide.journal import Node
 from mle_env.scaffolds.aide.proposer import Proposal, SearchContext
-from mle_env.text_interface import extract_code
+from mle_env.text_interface import cut_in_code, extract_code
 
 DEFAULT_CONTEXT_TOKENS = 8192  # when the server does not report its context window
 PROGRAMS = ("auto", "whole", "fill")
@@ -100,7 +100,8 @@ class LLMProposer:
             if second_code.strip():
                 completion, plan, code = second, second_plan, second_code  # the first reply's text is no plan
         if template is not None and code.strip():
-            code = template.assemble(code, truncated=completion.finish_reason == "length", base=base)
+            cut = cut_in_code(completion.content, completion.finish_reason)
+            code = template.assemble(code, truncated=cut, base=base)
         return Proposal(plan=plan or f"{operator} (no plan given)", code=code, llm=[c.record() for c in completions])
 
     @staticmethod
@@ -111,7 +112,7 @@ class LLMProposer:
             return ("code",)
         if template is None:
             return ()
-        return template.missing(code, truncated=completion.finish_reason == "length", base=base)
+        return template.missing(code, truncated=cut_in_code(completion.content, completion.finish_reason), base=base)
 
     def _prompt(self, operator: str, parent: Node | None, ctx: SearchContext, template: ProgramTemplate | None) -> str:
         context = prompts.header(ctx.task, ctx.data_preview, ctx.metric, ctx.lower_is_better, ctx.node_timeout,

@@ -341,11 +341,18 @@ def test_an_unfilled_outline_is_asked_for_the_names_it_left_out(fake_llm: FakeOp
     assert "\nX = ...  # the features" in part_of(action["code"])  # the tail's assert names what is left as ...
 
 
-def test_python_that_defines_only_some_names_runs_as_it_is(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+def test_python_that_is_no_part_runs_after_the_data_is_read_until_a_program_ran(
+    fake_llm: FakeOpenAI,  # noqa: F811
+) -> None:
     look = "X = train.drop(columns=['great'])\nprint(X.shape, X.dtypes)"
-    fake_llm.reply(200, chat_body(f"```python\n{look}\n```"))
+    fake_llm.responses = [(200, chat_body(f"```python\n{code}\n```"), {}) for code in (look, "print(1)", PART, look)]
     policy = _fill_policy(fake_llm.url, INFO)
-    assert policy.act(obs("shell", stdout=PREVIEWED), INFO) == {"type": "python", "code": look + "\n"}
+    # no program ran yet, so train is not defined in the interpreter: the head's lines read the data first
+    assert policy.act(obs("shell", stdout=PREVIEWED), INFO) == {"type": "python",
+                                                                 "code": f"{policy.template.head}\n{look}\n"}
+    assert policy.act(obs("python"), INFO) == {"type": "python", "code": "print(1)\n"}  # reads nothing of the head
+    assert "# ---- your part: begin ----" in policy.act(obs("python", stdout="1"), INFO)["code"]
+    assert policy.act(obs("python", stdout="VALIDATION_SCORE: 0.9"), INFO) == {"type": "python", "code": look + "\n"}
 
 
 def test_a_debugging_part_runs_after_the_part_it_changes_and_a_repeat_is_seen(fake_llm: FakeOpenAI) -> None:  # noqa: F811
@@ -392,6 +399,25 @@ def test_a_part_cut_off_at_the_token_limit_is_asked_for_what_it_lacks(fake_llm: 
         "Your part does not define X_test, model in Python code. Answer with your whole part only (X, X_test, "
         "model = ...) as ONE fenced ```python code block. Your reply was cut off at the token limit: keep your "
         "part short.")
+
+
+def test_an_incomplete_part_that_is_not_python_falls_back_to_validate(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+    fake_llm.responses = [(200, chat_body("```python\nX = train[['text'\nmodel = (\n"), {}),  # left open
+                          (200, chat_body("Sorry."), {})]
+    policy = _fill_policy(fake_llm.url, INFO)
+    assert policy.act(obs("shell", stdout=PREVIEWED), INFO) == {"type": "validate"}
+    assert policy.annotations()["react"] == {"source": "fallback"}
+
+
+def test_a_call_cut_inside_an_escape_and_the_notes_after_a_program(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+    from mle_env.agents.react import PART_SLOW, _code_of_a_cut_call, _next_step
+
+    assert _code_of_a_cut_call('{"name": "python", "arguments": {"code": "x = \'caf\\u00e9\'\\ny = \'\\u00') == \
+        "x = 'café'\ny = '"
+    assert _code_of_a_cut_call('{"name": "shell", "arguments": {"code": "ls') == ""  # only python's code is a part
+    ran = {"exit_code": 0, "timed_out": 0, "stdout": "VALIDATION_SCORE: 0.9\n"}
+    assert _next_step(ran) == PART_RAN and _next_step({**ran, "stdout": ""}) == PART_FAILED  # stopped early
+    assert _next_step({**ran, "exit_code": 1}) == PART_FAILED and _next_step({**ran, "timed_out": 1}) == PART_SLOW
 
 
 def test_a_preview_without_a_training_table_turns_the_fill_in_off(fake_llm: FakeOpenAI) -> None:  # noqa: F811
