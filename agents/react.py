@@ -58,6 +58,7 @@ from mle_env.text_interface import (
     SYSTEM_PROMPT,
     TOOLS,
     VALIDATE,
+    compiles,
     extract_code,
     parse_text_action,
     render_result,
@@ -164,14 +165,6 @@ def _next_step(obs: dict[str, Any]) -> str:
         return PART_SLOW
     ran = int(obs["exit_code"]) == 0 and "VALIDATION_SCORE:" in str(obs["stdout"])
     return PART_RAN if ran else PART_FAILED
-
-
-def _compiles(code: str) -> bool:
-    try:
-        compile(code, "<action>", "exec")
-    except (SyntaxError, ValueError):
-        return False
-    return True
 
 
 def _code_of_a_cut_call(text: str) -> str:
@@ -427,7 +420,7 @@ class ReactPolicy(BasePolicy):
         retry, retry_call = self._action_from(second)
         retry, _ = self._filled(second, retry)
         if retry is None:
-            if action is not None and lacking and _compiles(action["code"]):
+            if action is not None and lacking and compiles(action["code"]):
                 return self._turn(action, first, call), "incomplete_part"
             return Turn(dict(VALIDATE), second.content, None), "fallback"
         return self._turn(retry, second, retry_call), "correction"

@@ -249,7 +249,8 @@ _ANY_FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.S)
 _CODE_START = re.compile(r"^(import \w|from \S+ import|def |class |#!|@|[A-Za-z_]\w* = )", re.M)
 
 
-def _compiles(code: str) -> bool:
+def compiles(code: str) -> bool:
+    """Whether ``code`` is valid Python."""
     try:
         compile(code, "<reply>", "exec")
     except (SyntaxError, ValueError):
@@ -274,7 +275,7 @@ def extract_code(text: str) -> tuple[str, str]:
             if body.strip():
                 blocks.append(match)
     if blocks:
-        compiling = [m for m in blocks if _compiles(m.group(2))]
+        compiling = [m for m in blocks if compiles(m.group(2))]
         chosen = max(compiling or blocks, key=lambda m: len(m.group(2)))
         return text[: chosen.start()].strip(), chosen.group(2).strip() + "\n"
     match = _PROGRAM_FENCE.search(text)
