@@ -139,7 +139,13 @@ class ProgramTemplate:
         the fixed lines into their part, or do the harness's work there (fit, score, write the file): those
         lines are taken out (see :meth:`cleaned`; ``truncated``: the reply was cut off at the token limit;
         ``base``: the part this one changes)."""
-        return f"{self.head}\n{BEGIN}\n{self.cleaned(part, truncated, base)}\n{END}\n{self.tail}\n"
+        return self.filled(part, truncated, base)[0]
+
+    def filled(self, part: str, truncated: bool = False, base: str = "") -> tuple[str, tuple[str, ...]]:
+        """The whole program (:meth:`assemble`) and the names the part leaves undefined (:meth:`missing`),
+        from one cleaning."""
+        text, missing = self._cleaned(part, truncated, base)
+        return f"{self.head}\n{BEGIN}\n{text}\n{END}\n{self.tail}\n", missing
 
     def cleaned(self, part: str, truncated: bool = False, base: str = "") -> str:
         """``part`` without the top-level statements that copy a fixed one (comments aside) or do the
@@ -279,17 +285,15 @@ def _overridden(base: str, part: str) -> str:
     use) and whose names no later statement of ``base`` reads. So a part sent twice runs once, and a part
     that changes such a line (``model = Ridge(alpha=3)``) runs instead of it."""
     tree, new = ast.parse(base), ast.parse(part)
-    stores, loads = names_of(new.body)
-
-    def redundant(index: int, node: ast.stmt) -> bool:
-        if not isinstance(node, ast.Assign) or any(isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-                                                   for call in ast.walk(node.value)):
-            return False
+    stores, read = names_of(new.body)  # ``read``: by the part, then also by the base lines after each one
+    kept: list[ast.stmt] = []
+    for node in reversed(tree.body):
         assigned = names_of([node])[0]
-        later = names_of(tree.body[index + 1:])[1]
-        return bool(assigned) and assigned <= stores and not assigned & (loads | later)
-
-    kept = [node for index, node in enumerate(tree.body) if not redundant(index, node)]
+        pure = isinstance(node, ast.Assign) and not any(
+            isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) for call in ast.walk(node.value))
+        if not (pure and assigned and assigned <= stores and not assigned & read):
+            kept.insert(0, node)
+        read |= names_of([node])[1]
     return _joined(base.splitlines(), kept, tree.body)
 
 

@@ -156,15 +156,15 @@ def _facts(info: dict[str, Any], template: ProgramTemplate | None) -> str:
             f"{hint}\n\n{first}{plan}")
 
 
-_CODE_STRING = re.compile(r'"code"\s*:\s*"((?:[^"\\]|\\.)*)', re.S)
-
-
 def _next_step(obs: dict[str, Any]) -> str:
     """What the result of a fill-in program tells the model to do next."""
     if int(obs["timed_out"]):
         return PART_SLOW
     ran = int(obs["exit_code"]) == 0 and "VALIDATION_SCORE:" in str(obs["stdout"])
     return PART_RAN if ran else PART_FAILED
+
+
+_CODE_STRING = re.compile(r'"code"\s*:\s*"((?:[^"\\]|\\.)*)', re.S)
 
 
 def _code_of_a_cut_call(text: str) -> str:
@@ -312,7 +312,7 @@ class ReactPolicy(BasePolicy):
         super().reset(obs, info)
         template = fill_template(info, str(obs.get("files", ""))) if self.preview else None
         facts = _facts(info, template) if self.preview else ""
-        self.template, self._last_part = (template if facts else None), ""
+        self.template, self._last_part = template, ""  # None without a submission format, as facts is ""
         task = render_task({**obs, "task": without_sections(str(obs["task"]))} if facts else obs)
         self._task, self._info = task, info
         self.history = History(SYSTEM_PROMPT, f"{task}\n\n{facts}" if facts else task, self.history_chars)
@@ -457,10 +457,9 @@ class ReactPolicy(BasePolicy):
         if not code.strip():
             return action, ()
         truncated = action is None and completion.finish_reason == "length"  # a parsed action is whole
-        lacking = self.template.missing(code, truncated, self._last_part)
+        program, lacking = self.template.filled(code, truncated, self._last_part)
         if lacking and action is not None and OUTLINE_BEGIN not in code:
             return {**action, "code": self._after_head(code)}, ()
-        program = self.template.assemble(code, truncated, self._last_part)
         return {**(action or {"type": "python"}), "code": program}, lacking
 
     def _after_head(self, code: str) -> str:

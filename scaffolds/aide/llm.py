@@ -88,31 +88,30 @@ class LLMProposer:
         options = {"stop": [OUTLINE_END]} if template is not None else {}
         completion = self.llm.chat(messages, **options)
         completions = [completion]
-        plan, code = extract_code(completion.content)
         base = part_of(parent.code) if parent is not None and template is not None else ""  # the part it changes
-        lacking = self._lacking(template, code, completion, base)
+        plan, code, lacking = self._program(template, completion, base)
         if lacking:  # small models sometimes answer with the prompt's words, a plan alone or half a part: once more
             messages = [*messages, {"role": "assistant", "content": completion.content},
                         {"role": "user", "content": prompts.code_please(template, lacking)}]
             second = self.llm.chat(messages, **options)
             completions.append(second)
-            second_plan, second_code = extract_code(second.content)
+            second_plan, second_code, _ = self._program(template, second, base)
             if second_code.strip():
-                completion, plan, code = second, second_plan, second_code  # the first reply's text is no plan
-        if template is not None and code.strip():
-            cut = cut_in_code(completion.content, completion.finish_reason)
-            code = template.assemble(code, truncated=cut, base=base)
+                plan, code = second_plan, second_code  # the first reply's text is no plan
         return Proposal(plan=plan or f"{operator} (no plan given)", code=code, llm=[c.record() for c in completions])
 
     @staticmethod
-    def _lacking(template: ProgramTemplate | None, code: str, completion: Any, base: str) -> tuple[str, ...]:
-        """What the reply lacks: ("code",) when it has none; in fill-in mode, the names its part does not
-        define; () when it is complete."""
+    def _program(template: ProgramTemplate | None, completion: Any, base: str) -> tuple[str, str, tuple[str, ...]]:
+        """The reply's plan, its program (in fill-in mode its part inside the fixed lines, see
+        :meth:`ProgramTemplate.filled`; "" when it has no code) and what it lacks: ("code",) when it has no
+        code; in fill-in mode, the names its part does not define; () when it is complete."""
+        plan, code = extract_code(completion.content)
         if not code.strip():
-            return ("code",)
+            return plan, "", ("code",)
         if template is None:
-            return ()
-        return template.missing(code, truncated=cut_in_code(completion.content, completion.finish_reason), base=base)
+            return plan, code, ()
+        program, lacking = template.filled(code, cut_in_code(completion.content, completion.finish_reason), base)
+        return plan, program, lacking
 
     def _prompt(self, operator: str, parent: Node | None, ctx: SearchContext, template: ProgramTemplate | None) -> str:
         context = prompts.header(ctx.task, ctx.data_preview, ctx.metric, ctx.lower_is_better, ctx.node_timeout,
