@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import socket
 import statistics
 import subprocess
@@ -39,13 +40,17 @@ def percentiles(samples: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
 
 
+TOKEN = secrets.token_urlsafe(24)  # the server's bearer token (mle-env serve requires one)
+
+
 def start_server(competition: str, sandbox: str) -> tuple[subprocess.Popen[bytes], str]:
     """A real ``mle-env serve`` process on a free loopback port, answering /health; returns it and its URL."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+           "MLE_ENV_SERVE_TOKEN": TOKEN}
     proc = subprocess.Popen([sys.executable, "-m", "mle_env", "serve", "--port", str(port), "--competition",
                              competition, "--sandbox", sandbox, "--log-level", "warning"], env=env,
                             stdout=subprocess.DEVNULL)
@@ -76,7 +81,7 @@ def measure(competition: str, sandbox: str, steps: int, warmup: int = 5) -> tupl
     env = mle_env.make(competition, sandbox=sandbox)
     try:
         env.reset(seed=0)
-        with MLEEnvClient(base_url=url).sync() as client:
+        with MLEEnvClient(base_url=url, token=TOKEN).sync() as client:
             client.reset(seed=0)
             times: dict[str, tuple[list, list]] = {}
             for name, action in (("shell `true`", TRUE), ("malformed (no sandbox work)", NOOP)):

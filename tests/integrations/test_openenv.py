@@ -1,7 +1,8 @@
 """mle-env's OpenEnv server, driven by OpenEnv's own WebSocket client on loopback: a whole insults episode to a
 medal through a real ``mle-env serve`` process, and the session rules (one sandbox per session, sandboxes
 removed on disconnect and after idling, the session cap, malformed actions as observations) against the same
-app run by uvicorn in a thread of the test (which lets a test drop a connection without a goodbye)."""
+app run by uvicorn in a thread of the test (which lets a test drop a connection without a goodbye). Every
+client sends the server's token (TOKEN); tests/security/test_attack_serve.py checks the refusals."""
 
 from __future__ import annotations
 
@@ -33,10 +34,16 @@ from openenv.core import GenericEnvClient
 from websockets.sync.client import connect as ws_connect
 
 from mle_env.cli import main as cli_main
-from mle_env.integrations.openenv import MLEAction, MLEEnvClient, create_app
+from mle_env.integrations.openenv import MLEAction, MLEEnvClient, TokenAuth, create_app
+from mle_env.integrations.openenv.auth import TOKEN_ENV, bearer_header
 from mle_env.integrations.openenv.server import STATEFUL_ONLY
 
 REPO = Path(__file__).resolve().parents[2]
+TOKEN = "test-token-of-mle-env-serve"  # every server of these tests has it; every client sends it
+
+
+class TokenGenericClient(TokenAuth, GenericEnvClient):
+    """OpenEnv's GenericEnvClient, sending the server's token."""
 
 
 # --- helpers -------------------------------------------------------------------------------------------
@@ -53,8 +60,26 @@ def sandbox_base(result: Any) -> Path:
     return Path(result.observation.info["sandbox_info"]["extra"]["base"])
 
 
-def connect(url: str) -> Any:
-    return MLEEnvClient(base_url=url).sync()
+def connect(url: str, token: str | None = TOKEN) -> Any:
+    return MLEEnvClient(base_url=url, token=token).sync()
+
+
+def http(url: str, path: str, body: Any = None, token: str | None = TOKEN) -> tuple[int, Any]:
+    """``(status, JSON reply)`` of a GET (or a POST of ``body`` as JSON) to the server, sending ``token``."""
+    headers = {"Content-Type": "application/json", **(bearer_header(token) if token else {})}
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(f"{url}{path}", data=data, headers=headers,
+                                     method="GET" if data is None else "POST")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as r:
+            return r.status, json.load(r)
+    except urllib.error.HTTPError as e:
+        return e.code, json.load(e)
+
+
+def ws_session(url: str, token: str | None = TOKEN) -> Any:
+    """A raw WebSocket session (websockets' sync client) on the server's /ws, sending ``token``."""
+    return ws_connect(url.replace("http", "ws", 1) + "/ws", additional_headers=bearer_header(token) if token else None)
 
 
 def free_port() -> int:
@@ -69,7 +94,7 @@ def thread_server(insults_home: Path, bwrap_ready: None) -> Iterator[Callable[..
     running: list[tuple[uvicorn.Server, threading.Thread]] = []
 
     def start(**options: Any) -> str:
-        app = create_app("insults", env_options={"sandbox": "local"}, **options)
+        app = create_app("insults", env_options={"sandbox": "local"}, **{"token": TOKEN, **options})
         server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
@@ -84,10 +109,11 @@ def thread_server(insults_home: Path, bwrap_ready: None) -> Iterator[Callable[..
 
 
 # --- the whole episode, through the real command -------------------------------------------------------
-def test_insults_episode_medals_through_mle_env_serve(insults_home: Path, bwrap_ready: None) -> None:
+def test_insults_episode_medals_through_mle_env_serve(insults_home: Path, bwrap_ready: None,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "MLE_ENV_HOME": str(insults_home), "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "MLE_ENV_HOME": str(insults_home), "PYTHONPATH": str(REPO), TOKEN_ENV: TOKEN}
     # an idle timeout shorter than the training step: a running action keeps its session open
     proc = subprocess.Popen([sys.executable, "-m", "mle_env", "serve", "--port", str(port), "--competition",
                              "insults", "--sandbox", "local", "--idle-timeout", "3", "--log-level", "warning"],
@@ -102,14 +128,12 @@ def test_insults_episode_medals_through_mle_env_serve(insults_home: Path, bwrap_
                 return False
 
         wait_until(healthy, 60, "the server's start")
-        with urllib.request.urlopen(f"{url}/schema", timeout=5) as r:
-            schema = json.load(r)
+        status, schema = http(url, "/schema")
+        assert status == 200
         assert set(schema["action"]["properties"]["type"]["enum"]) == {"shell", "python", "validate", "submit",
                                                                        "score_dev"}
-        with pytest.raises(urllib.error.HTTPError) as stateless:  # OpenEnv's stateless routes cannot hold an episode
-            urllib.request.urlopen(urllib.request.Request(f"{url}/step", data=b"{}", method="POST"), timeout=5)
-        assert stateless.value.code == 409
-        assert json.load(stateless.value)["detail"] == STATEFUL_ONLY
+        # OpenEnv's stateless routes cannot hold an episode
+        assert http(url, "/step", {}) == (409, {"detail": STATEFUL_ONLY})
 
         with connect(url) as client:
             result = client.reset(seed=0)
@@ -141,8 +165,11 @@ def test_insults_episode_medals_through_mle_env_serve(insults_home: Path, bwrap_
                 client.step(MLEAction(type="shell", code="true"))
         wait_until(lambda: not base.exists(), 15, "removing the closed session's sandbox")
 
-        # any OpenEnv client will do (dicts in, dicts out); stopping the server removes the sandboxes still open
-        other = GenericEnvClient(base_url=url).sync()
+        # any OpenEnv client that sends the token will do (dicts in, dicts out; here the token comes from the
+        # environment variable); stopping the server removes the sandboxes still open
+        monkeypatch.setenv(TOKEN_ENV, TOKEN)
+        other = TokenGenericClient(base_url=url).sync()
+        monkeypatch.delenv(TOKEN_ENV)
         other.connect()
         opened = other.reset(seed=3)
         assert other.step({"type": "python", "code": "print(6 * 7)"}).observation["stdout"] == "42\n"
@@ -261,7 +288,7 @@ def test_malformed_actions_are_observations_and_bad_messages_errors(thread_serve
         assert client.step("echo still here").observation.stdout == "still here\n"
 
     # messages that are not OpenEnv messages at all get error replies; the server and the session go on
-    with ws_connect(url.replace("http", "ws") + "/ws") as ws:
+    with ws_session(url) as ws:
         for raw in ("not json", json.dumps({"type": "step", "data": "ls"}), json.dumps({"type": "dance"})):
             ws.send(raw)
             assert json.loads(ws.recv(10))["type"] == "error"

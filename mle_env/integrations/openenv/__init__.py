@@ -1,16 +1,20 @@
 """mle-env over OpenEnv (``pip install 'mle-env[openenv]'``): an OpenEnv environment server whose sessions are
 MLEEnv episodes, each in its own sandbox (``mle-env serve``), and the client for it.
 
+    $ export MLE_ENV_SERVE_TOKEN=$(python -c 'import secrets; print(secrets.token_urlsafe(32))')
     $ mle-env serve --competition insults --sandbox local --port 8000
 
     >>> from mle_env.integrations.openenv import MLEAction, MLEEnvClient
+    >>> # the token: MLEEnvClient(..., token=TOKEN), or MLE_ENV_SERVE_TOKEN as here
     >>> with MLEEnvClient(base_url="http://127.0.0.1:8000").sync() as env:   # doctest: +SKIP
     ...     result = env.reset(seed=0)
     ...     result = env.step(MLEAction(type="shell", code="ls data"))
 
 - :mod:`.models`: :class:`MLEAction`, :class:`MLEObservation`, :class:`MLEState` (OpenEnv pydantic models).
 - :mod:`.server`: :class:`MLEEnvironment` (OpenEnv ``Environment``), :func:`create_app`, :func:`serve`.
-- :mod:`.client`: :class:`MLEEnvClient` (OpenEnv ``EnvClient``; ``.sync()`` for blocking use).
+- :mod:`.client`: :class:`MLEEnvClient` (OpenEnv ``EnvClient``; ``.sync()`` for blocking use) and
+  :class:`TokenAuth` (sends the server's token from any OpenEnv ``EnvClient``).
+- :mod:`.auth`: the server's token rules (every route but ``GET /health`` needs ``Authorization: Bearer``).
 
 Names are imported on first use: importing this package alone loads nothing of OpenEnv (whose import takes
 seconds); without OpenEnv installed, using a name raises PrerequisiteError saying what to install.
@@ -29,6 +33,7 @@ _LAZY: dict[str, str] = {
     "create_app": "server",
     "serve": "server",
     "MLEEnvClient": "client",
+    "TokenAuth": "client",
 }
 
 __all__ = sorted(_LAZY)

@@ -18,11 +18,18 @@ Sessions:
   not count); its next message is answered with an error saying so. At most ``max_sessions`` sessions are
   open at once; one more is refused with a one-line error naming ``--max-sessions``. Stopping the server
   closes every session.
+- A WebSocket frame that is not one JSON object (binary, invalid JSON, an array, a string, a number, nesting
+  deeper than ``MAX_DEPTH``) is answered with a one-line ``INVALID_JSON`` error; the session goes on.
+- Sessions made through OpenEnv's MCP routes (``openenv/session/create`` on ``POST /mcp``, a ``/mcp``
+  WebSocket) take a slot like WebSocket sessions and are closed by the same idle rule; MCP requests are no
+  activity (this environment has no MCP tools), so only resets and steps keep a session open.
 - OpenEnv's stateless HTTP ``/reset``, ``/step`` and ``/state`` (a new environment per request) cannot hold an
   episode, so they answer 409 saying to use the WebSocket endpoint; ``/health``, ``/schema`` and ``/metadata``
   are OpenEnv's.
 
-Anyone who can reach the server can run code in its sandboxes: it listens on 127.0.0.1 unless told otherwise.
+Anyone who can use the server can run code in its sandboxes, so every route but ``GET /health`` (which says
+only that the server is up) needs the server's token, ``Authorization: Bearer TOKEN``
+(:mod:`~mle_env.integrations.openenv.auth`); the server listens on 127.0.0.1 unless told otherwise.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import asyncio
 import functools
 import json
 import logging
+import sys
 import time
 import uuid
 from collections.abc import Mapping
@@ -41,10 +49,11 @@ from fastapi.responses import JSONResponse
 from openenv.core.env_server.exceptions import SessionCapacityError
 from openenv.core.env_server.http_server import HTTPEnvServer
 from openenv.core.env_server.interfaces import Environment
-from openenv.core.env_server.types import ConcurrencyConfig, EnvironmentMetadata
+from openenv.core.env_server.types import ConcurrencyConfig, EnvironmentMetadata, WSErrorCode, WSErrorResponse
 from pydantic import PrivateAttr, ValidationError, model_validator
 
 from mle_env.errors import ConfigError, MleEnvError
+from mle_env.integrations.openenv.auth import TOKEN_ENV, BearerAuth, check_host, resolve_token
 from mle_env.integrations.openenv.models import OBSERVATION_KEYS, MLEAction, MLEObservation, MLEState
 
 log = logging.getLogger("mle_env.serve")
@@ -52,8 +61,11 @@ log = logging.getLogger("mle_env.serve")
 DEFAULT_MAX_SESSIONS = 8
 DEFAULT_IDLE_TIMEOUT = 3600.0
 RESET_KEYS = ("competition", "seed", "episode_id", "options")
+MAX_DEPTH = 64  # a session message nests dicts and lists at most this deep
+SEND_OBJECT = 'send one JSON object per text frame, such as {"type": "reset", "data": {}}'
 STATEFUL_ONLY = ("mle-env episodes are stateful: connect to the WebSocket endpoint /ws (MLEEnvClient, or any "
-                 "OpenEnv EnvClient); the stateless HTTP /reset, /step and /state cannot hold an episode")
+                 "OpenEnv EnvClient sending the token); the stateless HTTP /reset, /step and /state cannot hold "
+                 "an episode")
 
 
 class SessionError(RuntimeError):
@@ -257,13 +269,26 @@ class MLEEnvServer(HTTPEnvServer):
 
     async def _run_in_session_executor(self, session_id: str, func: Any, *args: Any, **kwargs: Any) -> Any:
         self._running[session_id] = self._running.get(session_id, 0) + 1
-        self._update_session_activity(session_id)
+        self._touch(session_id)
         try:
             return await super()._run_in_session_executor(session_id, func, *args, **kwargs)
         finally:
             if session_id in self._running:
                 self._running[session_id] -= 1
-            self._update_session_activity(session_id)
+            self._touch(session_id)
+
+    def _update_session_activity(self, session_id: str, increment_step: bool = False) -> None:
+        """OpenEnv calls this after any message of a session, MCP requests included; here only resets and steps
+        (run through :meth:`_run_in_session_executor`) are activity, so no request that does nothing keeps an
+        idle session (and its slot) open."""
+        info = self._session_info.get(session_id)
+        if info is not None and increment_step:
+            info.step_count += 1
+
+    def _touch(self, session_id: str) -> None:
+        info = self._session_info.get(session_id)
+        if info is not None:
+            info.last_activity_at = time.time()
 
     async def _reap_idle_sessions(self) -> None:
         timeout = self._session_idle_timeout_s
@@ -311,21 +336,87 @@ class _QuietDisconnects:
                 raise
 
 
+def frame_problem(text: str | None, data: bytes | None = None) -> str | None:
+    """What keeps a WebSocket frame from being a session message (one line), or None for one JSON object
+    nested at most ``MAX_DEPTH`` deep. Very deep input is caught (Python's json raises RecursionError)."""
+    if text is None or data is not None:
+        return f"binary frames are not read: {SEND_OBJECT}"
+    try:
+        message = json.loads(text)
+    except RecursionError:
+        return f"the message nests deeper than {MAX_DEPTH} levels: {SEND_OBJECT}"
+    except ValueError as e:
+        return f"invalid JSON ({getattr(e, 'msg', e)} at character {getattr(e, 'pos', '?')}): {SEND_OBJECT}"
+    if not isinstance(message, dict):
+        return f"a JSON {_json_kind(message)} is not a message: {SEND_OBJECT}"
+    if _deeper_than(message, MAX_DEPTH):
+        return f"the message nests deeper than {MAX_DEPTH} levels: {SEND_OBJECT}"
+    return None
+
+
+def _json_kind(value: Any) -> str:
+    kinds = {list: "array", str: "string", bool: "boolean", type(None): "null"}
+    return kinds.get(type(value), "number")
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` (parsed JSON) nests dicts and lists more than ``limit`` deep (iterative: no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+class _FrameGuard:
+    """ASGI middleware for the session WebSocket: a frame that is not one JSON object (:func:`frame_problem`)
+    is answered with a one-line ``INVALID_JSON`` error and never reaches OpenEnv's handler (which ends the
+    session on a binary frame, a non-object or RecursionError); the next frame is read as usual. The handler
+    reads only between its replies, so an error reply never overtakes another reply."""
+
+    def __init__(self, app: Any, path: str = "/ws") -> None:
+        self.app = app
+        self.path = path
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "websocket" or scope.get("path") != self.path:
+            await self.app(scope, receive, send)
+            return
+
+        async def receive_message() -> Any:
+            while True:
+                message = await receive()
+                if message.get("type") != "websocket.receive":
+                    return message
+                problem = frame_problem(message.get("text"), message.get("bytes"))
+                if problem is None:
+                    return message
+                reply = WSErrorResponse(data={"message": problem, "code": WSErrorCode.INVALID_JSON})
+                await send({"type": "websocket.send", "text": reply.model_dump_json()})
+
+        await self.app(scope, receive_message, send)
+
+
 async def _stateful_only() -> JSONResponse:
     return JSONResponse(status_code=409, content={"detail": STATEFUL_ONLY})
 
 
 def create_app(competition: str | None = None, *, max_sessions: int = DEFAULT_MAX_SESSIONS,
-               idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
-               env_options: Mapping[str, Any] | None = None) -> FastAPI:
+               idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT, env_options: Mapping[str, Any] | None = None,
+               token: str | None = None) -> FastAPI:
     """The server's FastAPI app (run it with uvicorn, or use :func:`serve`).
 
     Args:
         competition: the competition of resets that name none (id or alias); checked to exist and be
             prepared now. None: every reset must name one.
-        max_sessions: sessions (sandboxes) open at once, >= 1.
+        max_sessions: sessions (sandboxes) open at once, >= 1; MCP-made sessions count too.
         idle_timeout: seconds without a reset or step after which a session is closed (None or 0: never).
         env_options: ``mle_env.make`` options for every episode, validated now.
+        token: the bearer token every route but ``GET /health`` needs (at least 16 visible ASCII
+            characters); None: ``$MLE_ENV_SERVE_TOKEN``, else a random one. The app's is ``app.state.token``.
 
     Raises:
         ConfigError: an option is malformed or out of range.
@@ -333,6 +424,7 @@ def create_app(competition: str | None = None, *, max_sessions: int = DEFAULT_MA
     """
     from mle_env.config import EnvConfig
 
+    token, _ = resolve_token(token)
     options = dict(env_options or {})
     EnvConfig.from_options(options)
     if isinstance(max_sessions, bool) or not isinstance(max_sessions, int) or max_sessions < 1:
@@ -356,17 +448,46 @@ def create_app(competition: str | None = None, *, max_sessions: int = DEFAULT_MA
         app.add_api_route(path, _stateful_only, methods=["GET", "POST"], include_in_schema=False)
     server.register_routes(app, mode="production")  # production: no stateless episode routes of OpenEnv's
     app.router.on_shutdown.append(server.close_all)
+    app.add_middleware(_FrameGuard)
     app.add_middleware(_QuietDisconnects)
+    app.add_middleware(BearerAuth, token=token)  # the outermost: nothing unauthorized reaches the rest
     app.state.mle_env_server = server
+    app.state.token = token
+    app.state.settings = {"competition": competition, "max_sessions": max_sessions, "idle_timeout": idle_timeout}
     return app
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, competition: str | None = None, *,
           max_sessions: int = DEFAULT_MAX_SESSIONS, idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
-          env_options: Mapping[str, Any] | None = None, log_level: str = "info") -> None:
-    """Run the server until interrupted (see :func:`create_app` for the options)."""
-    app = create_app(competition, max_sessions=max_sessions, idle_timeout=idle_timeout, env_options=env_options)
+          env_options: Mapping[str, Any] | None = None, log_level: str = "info", token: str | None = None) -> None:
+    """Run the server until interrupted (see :func:`create_app` for the options); prints where it listens and
+    its token (the token itself only when it was generated).
+
+    Raises:
+        ConfigError: ``host`` is not loopback and no token was chosen (``token`` or ``$MLE_ENV_SERVE_TOKEN``).
+    """
+    token, source = resolve_token(token)
+    warning = check_host(host, source)
+    app = create_app(competition, max_sessions=max_sessions, idle_timeout=idle_timeout, env_options=env_options,
+                     token=token)
+    announce(app, host, port, source, warning)
     run(app, host, port, log_level)
+
+
+def announce(app: FastAPI, host: str, port: int, token_source: str | None, warning: str | None = None) -> None:
+    """Print where the server listens, its settings and how clients pass its token (the token itself when
+    ``token_source`` is None, i.e. it was generated and only this output tells it); ``warning`` to stderr."""
+    settings, token = app.state.settings, app.state.token
+    idle = settings["idle_timeout"]
+    print(f"mle-env serve: http://{host}:{port} (WebSocket /ws), competition "
+          f"{settings['competition'] or '(named by each reset)'}, at most {settings['max_sessions']} sessions, "
+          f"idle timeout {f'{idle:g} s' if idle else 'none'}", flush=True)
+    shown = token if token_source is None else "TOKEN"
+    where = "generated for this run" if token_source is None else f"TOKEN from {token_source}"
+    print(f"token: {shown} ({where}); clients send 'Authorization: Bearer {shown}': "
+          f"MLEEnvClient(base_url=..., token=...) or {TOKEN_ENV}={shown} in the client's environment", flush=True)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
 
 
 def run(app: FastAPI, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info") -> None:
