@@ -21,13 +21,18 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from mle_env.agents.policy import BasePolicy
+from mle_env.display_text import terminal_safe
 
 HELP = __doc__.split("\n\n", 1)[1] if __doc__ else ""
 END_CELL = ":end"
 
 
 class HumanPolicy(BasePolicy):
-    """Reads actions from ``stdin`` and prints results to ``stdout`` (both replaceable for tests)."""
+    """Reads actions from ``stdin`` and prints results to ``stdout`` (both replaceable for tests).
+
+    Everything it prints is made :func:`~mle_env.display_text.terminal_safe`: the task, file names and the
+    agent's outputs may hold escape sequences (a window title, a hyperlink, a clipboard write).
+    """
 
     def __init__(self, stdin: TextIO | None = None, stdout: TextIO | None = None, prompt: str = "mle-env> ") -> None:
         super().__init__()
@@ -39,6 +44,7 @@ class HumanPolicy(BasePolicy):
         self._history_enabled = False
 
     def _print(self, text: str = "") -> None:
+        text = terminal_safe(text)
         self.stdout.write(text + ("\n" if not text.endswith("\n") else ""))
         self.stdout.flush()
 

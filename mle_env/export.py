@@ -52,6 +52,9 @@ Rules of the conversion:
   ``sandbox_broken``, ``infra_error``, or ``reset``/``closed`` for an abandoned episode), ``steps``,
   ``reward``, ``agent`` (from the run's results.jsonl or config.json, else guessed from the annotations;
   None when unknown), ``model`` (the LLM, when one answered), ``agent_error``, ``episode_id``, ``source``.
+- Text is written as UTF-8, but control characters (C0, C1, DEL), the line and paragraph separators and
+  bidi controls are written as ``\\uXXXX`` escapes (:func:`mle_env.jsonl.print_safe`), so printing the
+  file never drives a terminal; lone surrogates become U+FFFD.
 
 Episodes without a single step (abandoned at once) are left out: they hold no assistant turn to learn from.
 A file that is not a whole trajectory (not JSON in the middle, no header, steps missing or out of order,
@@ -71,7 +74,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mle_env.display_text import terminal_safe
 from mle_env.errors import MleEnvError
+from mle_env.jsonl import print_safe
 from mle_env.text_interface import SYSTEM_PROMPT, TOOLS, action_to_tool_call, render_result, render_task
 from mle_env.trajectory import MEDALS, Episode, TrajectoryError, find_trajectories, load_episode
 
@@ -276,7 +281,7 @@ class ExportResult:
 
 
 def _warn(path: Path, reason: str) -> None:
-    print(f"warning: skipped {reason}", file=sys.stderr)
+    print(f"warning: skipped {terminal_safe(reason)}", file=sys.stderr)
 
 
 def check_filters(format: str, min_medal: str | None, status: str | Iterable[str] | None
@@ -364,7 +369,8 @@ def export(
                 continue
             example = to_example(episode, format, agent=agents(path), output_chars=output_chars, home=home_path)
             if handle is not None:
-                handle.write(_SURROGATE.sub("\ufffd", json.dumps(example, ensure_ascii=False)) + "\n")
+                # lone surrogates, which training libraries reject, become U+FFFD; no control character is raw
+                handle.write(print_safe(_SURROGATE.sub("\ufffd", json.dumps(example, ensure_ascii=False))) + "\n")
             else:
                 result.examples.append(json.loads(_SURROGATE.sub("\ufffd", json.dumps(example, ensure_ascii=False))))
             result.written += 1

@@ -18,13 +18,12 @@ JSON escapes or as a short description.
 
 from __future__ import annotations
 
-import json
 import os
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from mle_env.jsonl import read_jsonl
+from mle_env.jsonl import dumps_line, read_jsonl
 
 FORMAT_VERSION = 1
 #: the trajectory's name inside an episode's folder (see "Kept artifacts" in mle_env/env.py)
@@ -76,11 +75,12 @@ def _key(key: Any) -> str:
 
 
 def dumps(record: dict[str, Any]) -> str:
-    """One JSON line for ``record``; never raises for what the record holds."""
+    """One JSON line for ``record``, holding no character a terminal acts on (``cat`` of a trajectory is
+    safe); never raises for what the record holds."""
     try:
-        return json.dumps(record, default=_default, ensure_ascii=False)
+        return dumps_line(record, default=_default)
     except (TypeError, ValueError, RecursionError):  # odd keys, a cycle, an int too long, nesting too deep
-        return json.dumps(_plain(record), default=_opaque, ensure_ascii=False)
+        return dumps_line(_plain(record), default=_opaque)
 
 
 class TrajectoryWriter:

@@ -2,7 +2,8 @@
 
 Each command lives in a module of this package that exposes ``add_parser(subparsers)``; the parser sets
 ``func`` to the function that runs it. Errors mle-env raises on purpose are printed as one line
-(``error: ...``) with exit status 2; everything else is a bug and keeps its traceback.
+(``error: ...``, made terminal_safe: they may quote agent-made paths) with exit status 2; everything else is
+a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -32,13 +33,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``mle-env``; returns the exit status."""
+    from mle_env.display_text import terminal_safe
     from mle_env.errors import MleEnvError
 
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except MleEnvError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {terminal_safe(str(e))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -5,6 +5,9 @@ usage error (unknown competition, unprepared data, bad arguments) or when the gr
 a JSONL of (competition, submission) pairs (MLE-bench's format), it grades each and exits with the worst
 of those codes: 0 when all were scored, 1 when any was invalid or missing, 2 for a malformed line (one
 line naming its number), an unknown or unprepared competition, or a grader error.
+
+Competition texts, submission paths and grade reasons (which quote the submission's column names) are
+printed through :mod:`mle_env.display_text`: never read as rich markup, never with a raw control character.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 
 from mle_env.competition.registry import get_spec, registry
 from mle_env.competition.spec import SPLITS, CompetitionSpec
+from mle_env.display_text import markup_safe, plain_text, terminal_safe
 from mle_env.errors import MleEnvError
 from mle_env.paths import CompetitionPaths
 from mle_env.prepare.dev import dev_support
@@ -73,9 +77,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_grade, grade_parser=p)
 
 def console() -> Any:
+    """The console the commands print to (no ``:name:`` emoji codes: printed text stays as written)."""
     from rich.console import Console
 
-    return Console()
+    return Console(emoji=False)
+
+
+def _table_row(table: Any, *cells: object) -> None:
+    """Add a row of plain-text cells (a table reads a string cell as markup)."""
+    table.add_row(*(plain_text(c) for c in cells))
 
 
 def _print_json(data: Any) -> None:
@@ -108,7 +118,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     from rich.table import Table
 
-    table = Table(title=f"{len(rows)} competitions" + (f" ({args.split})" if args.split else ""))
+    table = Table(title=plain_text(f"{len(rows)} competitions" + (f" ({args.split})" if args.split else "")))
     table.add_column("id", no_wrap=True)
     for col in ("domain", "split", "metric", "raw size", "prepared", "dev split", "issues"):
         table.add_column(col)
@@ -118,7 +128,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         prepared = "yes" if r["prepared"] else "no"
         issues = ", ".join(r["issues"])
         dev = "yes" if r["dev_split"] else "no"
-        table.add_row(r["id"], r["domain"], r["split"], f"{r['metric']} {arrow}", size, prepared, dev, issues)
+        _table_row(table, r["id"], r["domain"], r["split"], f"{r['metric']} {arrow}", size, prepared, dev, issues)
     console().print(table)
     return 0
 
@@ -144,17 +154,18 @@ def cmd_info(args: argparse.Namespace) -> int:
     from rich.markdown import Markdown
     from rich.table import Table
 
-    table = Table(show_header=False, title=f"{spec.title} ({spec.id}, v{spec.version})")
+    table = Table(show_header=False, title=plain_text(f"{spec.title} ({spec.id}, v{spec.version})"))
     for key in ("aliases", "domain", "split", "metric", "gym_id", "prepared", "cache", "sources", "leaderboard"):
-        table.add_row(key, str(info[key]))
-    table.add_row("dev split", info["dev_split_note"])
+        _table_row(table, key, info[key])
+    _table_row(table, "dev split", info["dev_split_note"])
     if info["thresholds"]:
-        table.add_row("medals", ", ".join(f"{k} {v}" for k, v in info["thresholds"].items()))
+        _table_row(table, "medals", ", ".join(f"{k} {v}" for k, v in info["thresholds"].items()))
     for issue in spec.known_issues:
-        table.add_row(f"known issue ({issue.kind})", issue.summary + (" [fixed]" if issue.fixed else ""))
+        _table_row(table, f"known issue ({issue.kind})", issue.summary + (" [fixed]" if issue.fixed else ""))
     out = console()
     out.print(table)
-    out.print(Markdown(spec.description()))
+    # Markdown reads no rich markup; its links print with their address instead of as hidden hyperlinks
+    out.print(Markdown(terminal_safe(spec.description()), hyperlinks=False))
     return 0
 
 
@@ -182,8 +193,6 @@ def cmd_prepare(args: argparse.Namespace) -> int:
     if len(ids) > 1 and (args.raw_dir or args.raw_zip or (args.leaderboard and args.leaderboard != "kaggle")):
         print("error: --raw-dir, --raw-zip and --leaderboard PATH apply to one competition at a time", file=sys.stderr)
         return 2
-    from rich.markup import escape
-
     out = console() if not args.json else None
     results = []
     for cid in ids:  # keep going past failures; report each one
@@ -191,7 +200,7 @@ def cmd_prepare(args: argparse.Namespace) -> int:
             result = prepare(
                 cid, force=args.force, source=args.source, raw_dir=args.raw_dir, raw_zip=args.raw_zip,
                 leaderboard=args.leaderboard, dry_run=args.dry_run,
-                log=(lambda line, cid=cid: out.print(f"[dim]{cid}: {escape(line)}[/dim]")) if out else None,
+                log=(lambda line, cid=cid: out.print(f"[dim]{markup_safe(f'{cid}: {line}')}[/dim]")) if out else None,
             )
             results.append(result.to_dict())
         except MleEnvError as e:
@@ -204,8 +213,9 @@ def cmd_prepare(args: argparse.Namespace) -> int:
         for r in results:
             style = {"failed": "red", "prepared": "green"}.get(str(r["status"]), "")
             # messages hold install hints such as pip install 'mle-env[kaggle]': not rich markup
-            out.print(f"[{style}]{r['competition_id']}: {r['status']}[/{style}]  {escape(str(r['message']))}" if style
-                      else f"{r['competition_id']}: {r['status']}  {escape(str(r['message']))}", soft_wrap=True)
+            head = markup_safe(f"{r['competition_id']}: {r['status']}")
+            out.print(f"[{style}]{head}[/{style}]" if style else head, markup_safe(str(r["message"])),
+                      sep="  ", soft_wrap=True)
     failed = [r for r in results if r["status"] == "failed"]
     if args.dry_run and len(results) > 1 and out:
         out.print(_dry_run_total(results), soft_wrap=True)
@@ -226,14 +236,12 @@ def _dry_run_total(results: list[dict[str, Any]]) -> str:
 
 
 def cmd_reference_leaderboard(args: argparse.Namespace) -> int:
-    from rich.markup import escape
-
     from mle_env.reference import build_reference_leaderboard
 
     out = console()
     path = build_reference_leaderboard(args.competition, args.out,
-                                       log=lambda line: out.print(f"[dim]{escape(line)}[/dim]"))
-    out.print(f"wrote {escape(str(path))}")
+                                       log=lambda line: out.print(f"[dim]{markup_safe(line)}[/dim]"))
+    out.print(f"wrote {markup_safe(str(path))}")
     return 0
 
 
@@ -324,7 +332,6 @@ def grade_batch(path: Path, output: Path | None, as_json: bool) -> int:
 
 def print_batch(reports: list[Any], output: Path | None) -> None:
     """The reports of a JSONL of submissions as one rich table and a summary line."""
-    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title=f"grade: {len(reports)} submissions")
@@ -335,7 +342,7 @@ def print_batch(reports: list[Any], output: Path | None) -> None:
         score = "" if d["score"] is None else f"{d['score']:.5f}"
         medal = (d["medal"].upper() if d["any_medal"] else "none") if d["gold_threshold"] is not None else ""
         why = d["invalid_reason"] or d["grader_error"] or d["submission_path"]
-        table.add_row(escape(d["competition_id"]), d["status"], score, medal, escape(str(why)))
+        _table_row(table, d["competition_id"], d["status"], score, medal, why)
     out = console()
     out.print(table)
     counts: dict[str, int] = {}
@@ -344,7 +351,7 @@ def print_batch(reports: list[Any], output: Path | None) -> None:
     medals = sum(r.any_medal for r in reports)
     summary = ", ".join(f"{n} {status}" for status, n in counts.items())
     out.print(f"{summary}; {medals} of {len(reports)} medalled"
-              + (f"; reports written to {escape(str(output))}" if output else ""), soft_wrap=True)
+              + (f"; reports written to {markup_safe(str(output))}" if output else ""), soft_wrap=True)
 
 
 #: exit status of ``mle-env grade`` by report status (usage errors and MleEnvError also give 2)
@@ -352,27 +359,28 @@ GRADE_EXIT_CODES = {"scored": 0, "invalid": 1, "missing": 1, "grader_error": 2}
 
 
 def print_report(report: Any) -> None:
-    """A grade report as a rich table."""
+    """A grade report as a rich table (of plain-text cells: its reasons quote the submission's column names)."""
     from rich.table import Table
 
     d = report.to_dict()
-    table = Table(show_header=False, title=f"grade: {d['competition_id']}")
-    table.add_row("status", d["status"])
+    table = Table(show_header=False, title=plain_text(f"grade: {d['competition_id']}"))
+    _table_row(table, "status", d["status"])
     if d["score"] is not None:
-        table.add_row("score", f"{d['score']:.5f} ({'lower' if d['is_lower_better'] else 'higher'} is better)")
+        _table_row(table, "score", f"{d['score']:.5f} ({'lower' if d['is_lower_better'] else 'higher'} is better)")
     if d["invalid_reason"]:
-        table.add_row("invalid", d["invalid_reason"])
+        _table_row(table, "invalid", d["invalid_reason"])
     if d["grader_error"]:
-        table.add_row("grader error", d["grader_error"])
+        _table_row(table, "grader error", d["grader_error"])
     if d["gold_threshold"] is not None:
-        table.add_row("medal", d["medal"].upper() if d["any_medal"] else "none")
-        table.add_row(
+        _table_row(table, "medal", d["medal"].upper() if d["any_medal"] else "none")
+        _table_row(
+            table,
             "thresholds",
             f"gold {d['gold_threshold']}  silver {d['silver_threshold']}  bronze {d['bronze_threshold']}  "
             f"median {d['median_threshold']}  ({d['leaderboard_teams']} teams)",
         )
         if d["rank"] is not None:
-            table.add_row("rank", f"{d['rank']} of {d['leaderboard_teams']}; beats {d['percentile']:.1%}")
+            _table_row(table, "rank", f"{d['rank']} of {d['leaderboard_teams']}; beats {d['percentile']:.1%}")
     elif d["leaderboard_note"]:
-        table.add_row("medal", d["leaderboard_note"])
+        _table_row(table, "medal", d["leaderboard_note"])
     console().print(table)

@@ -1,4 +1,8 @@
-"""``mle-env run`` (one episode of an agent, with a live display) and ``mle-env play`` (you are the agent)."""
+"""``mle-env run`` (one episode of an agent, with a live display) and ``mle-env play`` (you are the agent).
+
+What the agent wrote (outputs, messages, its error, its grade's reasons) is printed
+:func:`~mle_env.display_text.terminal_safe` and never read as rich markup.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import time
 from typing import Any
 
 from mle_env.cli.competitions import console, print_report
+from mle_env.display_text import markup_safe, terminal_safe
 
 
 def add_env_arguments(p: argparse.ArgumentParser) -> None:
@@ -112,7 +117,7 @@ class LiveDisplay:
     def __init__(self, title: str, policy: Any = None) -> None:
         from rich.live import Live
 
-        self.title = title
+        self.title = markup_safe(title)  # a panel's title is read as markup
         self.policy = policy
         self.started = self.step_started = time.monotonic()
         self.step = 0
@@ -139,10 +144,10 @@ class LiveDisplay:
             text.append(f"\nstep {step + 1} running for {now - self.step_started:.0f} s", style="cyan")
         status = policy_status(self.policy)
         if status:
-            text.append("\n" + status, style="magenta")
+            text.append("\n" + terminal_safe(status), style="magenta")
         if obs is not None:
-            text.append(f"\nlast: {obs['action']} (exit {int(obs['exit_code'])})\n", style="bold")
-            tail = (obs["stdout"] + obs["stderr"] + obs["message"]).strip().splitlines()[-8:]
+            text.append(f"\nlast: {terminal_safe(str(obs['action']))} (exit {int(obs['exit_code'])})\n", style="bold")
+            tail = terminal_safe(obs["stdout"] + obs["stderr"] + obs["message"]).strip().splitlines()[-8:]
             text.append("\n".join(line[:150] for line in tail), style="dim")
         return Panel(text, title=self.title)
 
@@ -176,7 +181,8 @@ def policy_status(policy: Any) -> str:
 
 def _print_step(step: int, obs: dict[str, Any], reward: float, terminated: bool, truncated: bool,
                 info: dict[str, Any]) -> None:
-    print(f"step {step}: {obs['action']} exit={int(obs['exit_code'])} time_left={float(obs['time_left']):.0f}s")
+    action = terminal_safe(str(obs["action"]))
+    print(f"step {step}: {action} exit={int(obs['exit_code'])} time_left={float(obs['time_left']):.0f}s")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -199,12 +205,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict(), indent=2, default=str))
         return 0 if result.status == "ok" else 1
     out = console()
-    out.print(f"episode {result.status} ({result.end}) after {result.steps} steps in {result.wall_time_s:.1f} s; "
-              f"reward {result.reward:g}; trajectory {result.trajectory}")
+    out.print(markup_safe(f"episode {result.status} ({result.end}) after {result.steps} steps in "
+                          f"{result.wall_time_s:.1f} s; reward {result.reward:g}; trajectory {result.trajectory}"))
     if result.error:
-        from rich.markup import escape
-
-        out.print(f"[red]{escape(result.error.strip().splitlines()[-1])}[/red]")  # [images] etc. stay intact
+        out.print(f"[red]{markup_safe(result.error.strip().splitlines()[-1])}[/red]")  # [images] etc. stay intact
     if result.grade is not None:
         print_report(result.grade)
     return 0 if result.status == "ok" else 1

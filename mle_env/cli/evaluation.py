@@ -7,6 +7,7 @@ from pathlib import Path
 
 from mle_env.cli.competitions import console
 from mle_env.cli.episodes import add_agent_arguments, add_env_arguments, agent_options, env_options
+from mle_env.display_text import markup_safe, terminal_safe
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -37,7 +38,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from mle_env.competition.registry import select_competitions
@@ -54,8 +54,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     out = console()
     todo = len(episodes_to_run(config))
     total = len(config.competitions) * config.seeds
-    out.print(escape(f"{args.agent}: {len(config.competitions)} competitions x {config.seeds} seeds = {total} episodes "
-              f"scheduled; {total - todo} already finished in {args.out}; checking the setup before the first one"))
+    out.print(markup_safe(f"{args.agent}: {len(config.competitions)} competitions x {config.seeds} seeds = {total} "
+                          f"episodes scheduled; {total - todo} already finished in {args.out}; checking the setup "
+                          "before the first one"))
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=out) as progress:
         bar = progress.add_task("episodes", total=todo)
@@ -68,8 +69,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
             reason = ""
             if record["status"] != "ok" and record.get("error"):  # why, in one line (never a blank reason)
                 reason = f": {record['error'].strip().splitlines()[-1][:200]}"
-            progress.print(escape(f"{record['competition_id']} seed {record['seed']} (attempt {record['attempt']}): "
-                                  f"{tag} {grade.get('score', '')}{reason}"))
+            progress.print(markup_safe(f"{record['competition_id']} seed {record['seed']} "
+                                       f"(attempt {record['attempt']}): {tag} {grade.get('score', '')}{reason}"))
             progress.update(bar, completed=done)
 
         evaluate(config, progress=on_result)
@@ -86,12 +87,12 @@ def show_report(path: Path, as_json: bool) -> int:
         print(json.dumps(summary, indent=2, default=str))
     else:
         render(summary, console())
-        console().print(f"summary: {Path(path) / 'summary.json'}; plot: {Path(path) / 'pass_at_k.png'}")
+        console().print(markup_safe(f"summary: {Path(path) / 'summary.json'}; plot: {Path(path) / 'pass_at_k.png'}"))
     return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     if not (args.out / "results.jsonl").is_file():
-        print(f"error: {args.out} has no results.jsonl")
+        print(terminal_safe(f"error: {args.out} has no results.jsonl"))
         return 2
     return show_report(args.out, args.json)

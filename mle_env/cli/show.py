@@ -3,8 +3,9 @@
 One block per step: its number, when it started (seconds after reset), how long it took, the action (its
 code clipped to a few lines), the exit code, whether it timed out, stdout and stderr (first and last lines
 kept) and the environment's message; then how the episode ended, the grade and, for an episode's folder,
-what was kept beside the trajectory. Everything the agent wrote is printed as plain text (never as rich
-markup), so output holding ``[red]`` or escape codes cannot change the display.
+what was kept beside the trajectory. Every string of the trajectory and every file name is made
+:func:`~mle_env.display_text.terminal_safe` and printed as plain text (never as rich markup), so output
+holding ``[red]``, ``[/x]`` or escape sequences cannot change the display or the terminal.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import argparse
 import json
 from pathlib import Path
 from typing import Any
+
+from mle_env.display_text import plain_text, terminal_safe
 
 DEFAULT_LINES = 12
 LINE_WIDTH = 200
@@ -110,27 +113,45 @@ def _short_json(value: Any) -> str:
     return text if len(text) <= LINE_WIDTH else text[: LINE_WIDTH - 3] + "..."
 
 
+def _safe(value: Any) -> Any:
+    """``value`` (a record, or any nesting of lists and dicts) with every string, keys too, terminal_safe."""
+    if isinstance(value, str):
+        return terminal_safe(value)
+    if isinstance(value, dict):
+        return {_safe(k): _safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_safe(v) for v in value]
+    return value
+
+
 def _grade_table(grade: dict[str, Any]) -> Any:
+    """The grade as a table of plain-text cells (its reasons quote the agent's column names)."""
     from rich.table import Table
 
-    table = Table(show_header=False, title=f"grade: {grade.get('competition_id', '?')}")
-    table.add_row("status", str(grade.get("status")))
+    table = Table(show_header=False, title=plain_text(f"grade: {grade.get('competition_id', '?')}"))
+    for label, value in _grade_rows(grade):
+        table.add_row(plain_text(label), plain_text(value))
+    return table
+
+
+def _grade_rows(grade: dict[str, Any]) -> list[tuple[str, str]]:
+    rows = [("status", str(grade.get("status")))]
     if grade.get("score") is not None:
         direction = "lower" if grade.get("is_lower_better") else "higher"
-        table.add_row("score", f"{grade['score']:.5f} ({direction} is better)")
+        rows.append(("score", f"{grade['score']:.5f} ({direction} is better)"))
     for key, label in (("invalid_reason", "invalid"), ("grader_error", "grader error")):
         if grade.get(key):
-            table.add_row(label, str(grade[key]))
+            rows.append((label, str(grade[key])))
     if grade.get("gold_threshold") is not None:
-        table.add_row("medal", str(grade.get("medal") or "none").upper() if grade.get("any_medal") else "none")
-        table.add_row("thresholds", f"gold {grade['gold_threshold']}  silver {grade.get('silver_threshold')}  "
-                                    f"bronze {grade.get('bronze_threshold')}  median {grade.get('median_threshold')}")
+        rows.append(("medal", str(grade.get("medal") or "none").upper() if grade.get("any_medal") else "none"))
+        rows.append(("thresholds", f"gold {grade['gold_threshold']}  silver {grade.get('silver_threshold')}  "
+                                   f"bronze {grade.get('bronze_threshold')}  median {grade.get('median_threshold')}"))
         if grade.get("rank") is not None and isinstance(grade.get("percentile"), (int, float)):
-            table.add_row("rank", f"{grade['rank']} of {grade.get('leaderboard_teams')}; "
-                                  f"beats {grade['percentile']:.1%}")
+            rows.append(("rank", f"{grade['rank']} of {grade.get('leaderboard_teams')}; "
+                                 f"beats {grade['percentile']:.1%}"))
     elif grade.get("leaderboard_note"):
-        table.add_row("medal", str(grade["leaderboard_note"]))
-    return table
+        rows.append(("medal", str(grade["leaderboard_note"])))
+    return rows
 
 
 def _kept(folder: Path) -> list[str]:
@@ -141,19 +162,22 @@ def _kept(folder: Path) -> list[str]:
             continue
         if entry.is_dir() and not entry.is_symlink():
             files = [p for p in entry.rglob("*") if p.is_file() and not p.is_symlink()]
-            out.append(f"{entry.name}/  {len(files)} files, {sum(p.stat().st_size for p in files)} bytes"
+            size = sum(p.stat().st_size for p in files)
+            out.append(f"{terminal_safe(entry.name)}/  {len(files)} files, {size} bytes"
                        + ("  (capped: see TRUNCATED.txt)" if (entry / "TRUNCATED.txt").is_file() else ""))
         elif entry.is_file():
-            out.append(f"{entry.name}  {entry.stat().st_size} bytes")
+            out.append(f"{terminal_safe(entry.name)}  {entry.stat().st_size} bytes")
     return out
 
 
 def render(records: list[dict[str, Any]], *, lines: int | None = DEFAULT_LINES, task: bool = False,
            folder: Path | None = None) -> list[Any]:
-    """The renderables of a trajectory's timeline (printed in order by :func:`cmd_show`)."""
+    """The renderables of a trajectory's timeline (printed in order by :func:`cmd_show`); every string of
+    ``records`` is made terminal_safe first."""
     from rich.rule import Rule
     from rich.text import Text
 
+    records = _safe(records)
     out: list[Any] = []
     header = next((r for r in records if r.get("type") == "header"), None)
     if header is not None:
@@ -194,7 +218,8 @@ def render(records: list[dict[str, Any]], *, lines: int | None = DEFAULT_LINES, 
     if folder is not None:
         kept = _kept(folder)
         if kept:
-            out.append(Text("kept in " + str(folder) + ":\n" + "\n".join("  " + k for k in kept), style="dim"))
+            listing = "\n".join("  " + k for k in kept)
+            out.append(Text(f"kept in {terminal_safe(str(folder))}:\n{listing}", style="dim"))
     return out
 
 
@@ -213,7 +238,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         raise MleEnvError(f"{path} holds no trajectory records")
     if args.lines < 1:
         raise MleEnvError(f"--lines must be at least 1; got {args.lines}")
-    console = Console(width=args.width, highlight=False)
+    console = Console(width=args.width, highlight=False, emoji=False)
     folder = path.parent if path.name == "trajectory.jsonl" else None
     for renderable in render(records, lines=None if args.full else args.lines, task=args.task, folder=folder):
         console.print(renderable)

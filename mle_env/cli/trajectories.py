@@ -4,6 +4,8 @@
 ``export`` writes JSONL to ``--out`` (replaced whole once complete) or to standard output, and says on
 standard error how many episodes it wrote, left out and skipped. ``replay`` prints one row per step and the
 differences; its exit status is 0 when the episode reproduced, 1 when something differs (2 for errors).
+Both keep the agent's text from driving the terminal: the JSONL escapes control characters
+(:func:`mle_env.jsonl.dumps_line`) and the replay's tables print it :func:`~mle_env.display_text.terminal_safe`.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+
+from mle_env.display_text import plain_text, terminal_safe
 
 VALUE_WIDTH = 60
 ACTION_WIDTH = 50
@@ -65,8 +69,8 @@ def cmd_export(args: argparse.Namespace) -> int:
                 shutil.copyfileobj(f, sys.stdout)
             sys.stdout.flush()
     where = f" to {args.out}" if args.out is not None else ""
-    print(f"exported {result.written} episodes{where} ({result.filtered} left out by the filters, "
-          f"{len(result.skipped)} files skipped)", file=sys.stderr)
+    print(terminal_safe(f"exported {result.written} episodes{where} ({result.filtered} left out by the filters, "
+                        f"{len(result.skipped)} files skipped)"), file=sys.stderr)
     return 0
 
 
@@ -91,7 +95,6 @@ def _cells(recorded: object, replayed: object) -> tuple[str, str]:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from rich.table import Table
-    from rich.text import Text
 
     from mle_env.cli.competitions import console
     from mle_env.replay import replay
@@ -106,8 +109,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     by_step: dict[int | None, list[str]] = {}
     for d in report.differences:
         by_step.setdefault(d.step, []).append(d.field)
-    steps = Table(title=f"replay of {report.trajectory} ({report.competition_id}, seed {report.seed}, "
-                        f"{report.sandbox} sandbox)")
+    steps = Table(title=plain_text(f"replay of {report.trajectory} ({report.competition_id}, seed {report.seed}, "
+                                   f"{report.sandbox} sandbox)"))
     for column in ("step", "action", "result"):
         steps.add_column(column)
     codes = [str(s["action"].get("code") or "") if isinstance(s.get("action"), dict) else ""
@@ -116,9 +119,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         fields = by_step.get(number)
         code = codes[number - 1].strip().split("\n", 1)[0] if number <= len(codes) else ""
         code = code if len(code) <= ACTION_WIDTH else code[:ACTION_WIDTH] + "..."
-        verdict = (Text("differs: " + ", ".join(fields), style="bold red") if fields
-                   else Text("same", style="green"))
-        steps.add_row(str(number), Text(f"{action}: {code}" if code else action), verdict)
+        verdict = (plain_text("differs: " + ", ".join(fields), style="bold red") if fields
+                   else plain_text("same", style="green"))
+        steps.add_row(str(number), plain_text(f"{action}: {code}" if code else action), verdict)
     out.print(steps)
     if report.differences:
         table = Table(title="differences")
@@ -126,14 +129,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
             table.add_column(column, overflow="fold")
         for d in report.differences:
             recorded, replayed = _cells(d.recorded, d.replayed)
-            table.add_row("end" if d.step is None else str(d.step), d.field, Text(recorded), Text(replayed))
+            table.add_row("end" if d.step is None else str(d.step), plain_text(d.field), plain_text(recorded),
+                          plain_text(replayed))
         out.print(table)
     for note in report.notes:
-        out.print(Text(f"note: {note}", style="yellow"))
+        out.print(plain_text(f"note: {note}", style="yellow"))
     if report.replay_trajectory:
-        out.print(Text(f"replay trajectory: {report.replay_trajectory}", style="dim"))
+        out.print(plain_text(f"replay trajectory: {report.replay_trajectory}", style="dim"))
     verdict = ("reproduced: no differences" if report.same else
                f"{len(report.differences)} differences (steps {', '.join(map(str, report.differing_steps())) or '-'})")
-    out.print(Text(f"{report.replayed_steps} of {report.recorded_steps} steps replayed; {verdict}",
-                   style="bold green" if report.same else "bold red"))
+    out.print(plain_text(f"{report.replayed_steps} of {report.recorded_steps} steps replayed; {verdict}",
+                         style="bold green" if report.same else "bold red"))
     return 0 if report.same else 1

@@ -125,6 +125,8 @@ def render(summary: dict[str, Any], console: Any) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from mle_env.display_text import markup_safe
+
     console.print(f"[bold]{escape(summary.get('headline') or headline(summary))}[/bold]")
     lb = Table(title="Medals per seed (MLE-bench's leaderboard format): mean ± SEM over seeds")
     lb.add_column("split")
@@ -163,7 +165,7 @@ def render(summary: dict[str, Any], console: Any) -> None:
         comp.add_column(col)
     for cid, row in summary["per_competition"].items():
         best = row["best_score"]
-        comp.add_row(cid, str(row["split"]), str(row["n"]), f"{row['any_medal']['successes']}/{row['n']}",
+        comp.add_row(markup_safe(cid), str(row["split"]), str(row["n"]), f"{row['any_medal']['successes']}/{row['n']}",
                      f"{row['gold']['successes']}/{row['n']}", f"{row['above_median']['successes']}/{row['n']}",
                      "" if best is None else f"{best:.5g}", str(row["agent_errors"]), str(row.get("sandbox_broken", 0)),
                      str(row.get("infra_errors", 0)), str(row.get("not_run", 0)))
