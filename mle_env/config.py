@@ -23,6 +23,7 @@ import math
 import numbers
 import os
 import re
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +48,8 @@ MAX_BYTES = 2**60
 MIN_OUTPUT, MAX_OUTPUT = 100, 2**24
 DEFAULT_DISK_FLOOR = 10 * 2**30
 DEFAULT_ARTIFACTS_BYTES = 50 * 2**20
+DEFAULT_ARTIFACTS_FILES = 10_000
+MAX_ARTIFACTS_FILES = 1_000_000
 DISK_FACTOR = 2
 
 _UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40, "p": 2**50}
@@ -60,6 +63,7 @@ def show(value: Any, limit: int = 60) -> str:
         text = repr(value)
     except Exception:  # noqa: BLE001 - an object whose repr raises is still described
         text = f"<{type(value).__name__} object>"
+    text = "".join(c if c.isprintable() else " " for c in text)  # one line, even for a multi-line repr
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -79,7 +83,7 @@ def _seconds(name: str, value: Any, optional: bool, default_note: str = "") -> f
         raise ConfigError(f"{allowed}; {_given(value)}")
     try:
         seconds = float(value)
-    except (OverflowError, ValueError):
+    except (OverflowError, ValueError, TypeError):
         raise ConfigError(f"{allowed}; {_given(value)}") from None
     if not math.isfinite(seconds) or not 0 < seconds <= MAX_SECONDS:
         raise ConfigError(f"{allowed}; {_given(value)}")
@@ -103,7 +107,7 @@ def parse_bytes(name: str, value: Any, minimum: int = 1, maximum: int = MAX_BYTE
     elif _is_real(value):
         try:
             number = float(value)
-        except (OverflowError, ValueError):
+        except (OverflowError, ValueError, TypeError):
             raise ConfigError(f"{allowed}; {_given(value)}") from None
     else:
         raise ConfigError(f"{allowed}; {_given(value)}")
@@ -129,6 +133,35 @@ def _path(name: str, value: Any) -> Path | None:
     return Path(text)
 
 
+def _check_writable_folder(name: str, path: Path) -> None:
+    """Raise ConfigError unless ``path`` is a folder this process can create files in, or one it can create:
+    probed by making (and at once removing) a folder in ``path`` or, when it does not exist yet, in its
+    nearest existing parent. Nothing is left behind, whichever way the probe ends."""
+    target = Path(os.path.abspath(path))
+    nearest = next(p for p in (target, *target.parents) if os.path.exists(p))  # "/" always exists
+    if not os.path.isdir(nearest):
+        where = "it" if nearest == target else f"its parent {show(str(nearest))}"
+        raise ConfigError(f"{name} must be a folder that can be created and written; {where} is not a folder; "
+                          f"{_given(str(path))}")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".mle-env-probe-", dir=nearest))
+    except OSError as e:
+        raise ConfigError(f"{name} must be a folder that can be created and written; {show(str(nearest))} cannot "
+                          f"be written ({e.strerror or type(e).__name__}); {_given(str(path))}") from None
+
+
+def competition_name(value: Any) -> str:
+    """``make``'s competition argument, checked: a competition id or alias (a non-empty str).
+
+    Raises:
+        ConfigError: not a str, empty, or longer than any id.
+    """
+    if not isinstance(value, str) or not value.strip() or len(value) > 200:
+        raise ConfigError("competition must be a competition id or alias (a non-empty string such as "
+                          f"'spooky-author-identification'; `mle-env list` shows them all); {_given(value)}")
+    return value
+
+
 def _gpus(value: Any, sandbox: str) -> str | int | tuple[str, ...] | None:
     allowed = (f"gpus must be None, 'all', a count from 0 to {MAX_GPUS}, or device ids (a list, or a string "
                "like '0,1')")
@@ -142,7 +175,7 @@ def _gpus(value: Any, sandbox: str) -> str | int | tuple[str, ...] | None:
             value = tuple(part.strip() for part in text.split(","))
         else:
             raise ConfigError(f"{allowed}; {_given(value)}")
-    if value is None or value == "all":
+    if value is None or (isinstance(value, str) and value == "all"):
         gpus: Any = value
     elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
         if not 0 <= value <= MAX_GPUS:
@@ -193,6 +226,8 @@ class EnvConfig:
         home: the cache folder (None: ``$MLE_ENV_HOME`` or ``~/.cache/mle-env``).
         artifacts_max_bytes: bytes of ``./code`` and ``./logs`` (together) kept in the episode's folder at its
             end (an int or a string like ``"50m"``; default 50 MiB; 0 keeps neither).
+        artifacts_max_files: files of each of ``./code`` and ``./logs`` kept at most (default 10,000; 0 to
+            1,000,000): what is past it is left out and listed in ``TRUNCATED.txt``.
         dev_split: None (default: MLE-bench's task), or the fraction in (0, 1) of the public training rows
             held out as a dev set for ``score_dev`` (:mod:`mle_env.devset`); ``reward="dev_improvement"``
             needs it.
@@ -217,6 +252,7 @@ class EnvConfig:
     leaderboard: str | os.PathLike[str] | None = None
     home: str | os.PathLike[str] | None = field(default=None)
     artifacts_max_bytes: int | str = DEFAULT_ARTIFACTS_BYTES
+    artifacts_max_files: int = DEFAULT_ARTIFACTS_FILES
     dev_split: float | None = None
 
     def __post_init__(self) -> None:
@@ -235,14 +271,14 @@ class EnvConfig:
                 raise ConfigError(f"{allowed}; {_given(self.cpus)}")
             try:
                 cpus = float(self.cpus)
-            except (OverflowError, ValueError):
+            except (OverflowError, ValueError, TypeError):
                 raise ConfigError(f"{allowed}; {_given(self.cpus)}") from None
             if not math.isfinite(cpus) or not MIN_CPUS <= cpus <= MAX_CPUS:
                 raise ConfigError(f"{allowed}; {_given(self.cpus)}")
             put("cpus", cpus)
         if self.memory is not None:
             put("memory", parse_bytes("memory", self.memory, MIN_MEMORY))
-        if self.disk is not None and self.disk != "auto":
+        if self.disk is not None and not (isinstance(self.disk, str) and self.disk == "auto"):
             put("disk", parse_bytes("disk", self.disk, MIN_DISK))
         if not isinstance(self.network, bool):
             raise ConfigError(f"network must be True or False; {_given(self.network)}")
@@ -250,6 +286,8 @@ class EnvConfig:
             raise ConfigError(f"reward must be one of {', '.join(REWARD_NAMES)} or a callable on the GradeReport; "
                               f"{_given(self.reward)}")
         put("record_dir", _path("record_dir", self.record_dir))
+        if self.record_dir is not None:
+            _check_writable_folder("record_dir", self.record_dir)
         if (not isinstance(self.image, str) or not 0 < len(self.image) <= 255
                 or any(c.isspace() or ord(c) < 32 for c in self.image)):
             raise ConfigError(f"image must be a docker image name like 'mle-env-agent:cpu'; {_given(self.image)}")
@@ -262,12 +300,17 @@ class EnvConfig:
         put("leaderboard", _path("leaderboard", self.leaderboard))
         put("home", _path("home", self.home))
         put("artifacts_max_bytes", parse_bytes("artifacts_max_bytes", self.artifacts_max_bytes, 0))
+        allowed = f"artifacts_max_files must be a whole number of files from 0 to {MAX_ARTIFACTS_FILES:,}"
+        if (not isinstance(self.artifacts_max_files, numbers.Integral) or isinstance(self.artifacts_max_files, bool)
+                or not 0 <= self.artifacts_max_files <= MAX_ARTIFACTS_FILES):
+            raise ConfigError(f"{allowed}; {_given(self.artifacts_max_files)}")
+        put("artifacts_max_files", int(self.artifacts_max_files))
         if self.dev_split is not None:
             allowed = "dev_split must be a fraction of the training rows in (0, 1), or None for no dev split"
             if not _is_real(self.dev_split) or not 0 < self.dev_split < 1:
                 raise ConfigError(f"{allowed}; {_given(self.dev_split)}")
             put("dev_split", float(self.dev_split))
-        elif self.reward == "dev_improvement":
+        elif isinstance(self.reward, str) and self.reward == "dev_improvement":
             raise ConfigError("reward='dev_improvement' needs a dev split: pass dev_split=0.1 (or another fraction)")
 
     # -- building ----------------------------------------------------------------------------------------
@@ -341,4 +384,4 @@ def _step_limit(name: str, value: Any) -> int | None:
     return int(value)
 
 
-__all__ = ["SANDBOXES", "EnvConfig", "parse_bytes", "show"]
+__all__ = ["SANDBOXES", "EnvConfig", "competition_name", "parse_bytes", "show"]

@@ -84,6 +84,7 @@ is validated (:class:`mle_env.config.EnvConfig`) before anything starts; a bad o
   competition's public data; ``None``: no limit); the task text states it.
 - ``record_dir``: where episodes are kept (default ``$MLE_ENV_HOME/trajectories``; see "Kept artifacts").
 - ``artifacts_max_bytes``: bytes of ``./code`` and ``./logs`` kept per episode (default 50 MiB; 0: none).
+- ``artifacts_max_files``: files of each of them kept at most (default 10,000).
 - ``max_output``: characters of stdout and of stderr kept per observation.
 - ``dev_split``: the fraction in (0, 1) of the training rows held out as a dev set (see "Dev split").
 
@@ -131,23 +132,25 @@ sandbox that cannot be snapshotted raises SandboxUnavailable.
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
+import os
 import shutil
 import tarfile
 import tempfile
 import time
 import uuid
+import weakref
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import gymnasium
 from gymnasium.error import ResetNeeded
 
 from mle_env.actions import Action, ActionError, describe, parse_action
 from mle_env.competition.registry import get_spec
-from mle_env.config import DEFAULT_ARTIFACTS_BYTES, EnvConfig
+from mle_env.config import DEFAULT_ARTIFACTS_BYTES, DEFAULT_ARTIFACTS_FILES, EnvConfig, competition_name
 from mle_env.devset import NO_DEV_SPLIT, DevScorer
+from mle_env.display_text import terminal_safe
 from mle_env.errors import ConfigError, SandboxBroken, SandboxUnavailable
 from mle_env.grading.grader import Grader
 from mle_env.grading.report import GradeReport
@@ -204,6 +207,7 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         leaderboard: str | Path | None = None,
         home: str | Path | None = None,
         artifacts_max_bytes: int | str = DEFAULT_ARTIFACTS_BYTES,
+        artifacts_max_files: int = DEFAULT_ARTIFACTS_FILES,
         dev_split: float | None = None,
         render_mode: str | None = None,
     ) -> None:
@@ -212,7 +216,7 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
             sandbox=sandbox, time_limit=time_limit, step_limit=step_limit, action_timeout=action_timeout, gpus=gpus,
             cpus=cpus, memory=memory, disk=disk, network=network, reward=reward, record_dir=record_dir, image=image,
             max_output=max_output, leaderboard=leaderboard, home=home, artifacts_max_bytes=artifacts_max_bytes,
-            dev_split=dev_split,
+            artifacts_max_files=artifacts_max_files, dev_split=dev_split,
         )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']} or None; "
@@ -272,7 +276,7 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         if sandbox.serves_endpoint:
             sandbox.endpoint = ValidationEndpoint(self.grader.validate, self.grader.max_bytes)
         info = sandbox.start()  # raises PrerequisiteError / SandboxUnavailable, having cleaned up after itself
-        self._sandbox = sandbox
+        self._own_sandbox(sandbox)
         try:
             packages = sandbox.python_packages()
             self._task = task_text(
@@ -298,7 +302,7 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
             time_limit=self.time_limit, step_limit=self.step_limit,
             action_timeout=self.action_timeout, packages=package_versions(), task=self._task, options=options,
             files=self.files, reward=self.config.reward if isinstance(self.config.reward, str) else None,
-            dev_split=self.config.dev_split,
+            dev_split=self.config.dev_split, trust=OUTPUT_TRUST,
         )
         self._started = time.monotonic()
         self._steps = 0
@@ -382,7 +386,7 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
                 f"time_left={float(o['time_left']):.0f}s steps_left={int(o['steps_left'])}\n"
                 f"{o['stdout']}{o['stderr']}{o['message']}")
         if self.render_mode == "human":
-            print(text)
+            print(terminal_safe(text))  # the agent's output: no escape sequence reaches the terminal
             return None
         return text
 
@@ -513,10 +517,15 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
             self._writer.close()
             self._writer = None
         if self._sandbox is not None:
-            sandbox, self._sandbox = self._sandbox, None
-            sandbox.close()
-            if sandbox.endpoint is not None:
-                sandbox.endpoint.close()
+            self._sandbox = None
+            self._sandbox_finalizer()  # closes it, once: the finalizer is dead afterwards
+
+    def _own_sandbox(self, sandbox: Sandbox) -> None:
+        """Make the started ``sandbox`` this env's: closed by _finish_resources or, for an env dropped or left
+        open without close() (a script that raised), when it is garbage-collected or the interpreter exits
+        (weakref.finalize also runs then), so that no container or sandbox folder outlives its owner."""
+        self._sandbox = sandbox
+        self._sandbox_finalizer = weakref.finalize(self, close_sandbox, sandbox, os.getpid())
 
 
     # -- kept artifacts (see "Kept artifacts" above) ----------------------------------------------------------
@@ -545,8 +554,8 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
         if self._sandbox is not None and status != "infra_error" and left > 0:
             for part in KEPT_FOLDERS:
                 try:
-                    archive = self._sandbox.copy_tree(part, max(0, left))
-                    files, size, truncated = extract_tree(archive, folder / part, max(0, left))
+                    with self._sandbox.copy_tree(part, max(0, left), self.config.artifacts_max_files) as archive:
+                        files, size, truncated = extract_tree(archive, folder / part, max(0, left))
                 except Exception as e:  # noqa: BLE001 - whatever fails here, the grade and status stand
                     errors.append(f"{part}/: {type(e).__name__}: {e}")
                     continue
@@ -556,13 +565,24 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
             del self._artifacts["errors"]
 
 
-def extract_tree(archive: bytes, target: Path, max_bytes: int) -> tuple[int, int, bool]:
-    """Unpack a ``Sandbox.copy_tree`` archive into ``target``: regular files with safe relative names only,
-    at most ``max_bytes`` of content; returns (files, bytes, whether anything was left out)."""
+#: what a reader of a trajectory may take each record's fields for (written in every header)
+OUTPUT_TRUST = {
+    "shell": "stdout, stderr and exit code as the worker read them from a fresh process; its processes are the "
+             "agent's, so what they print is the agent's to choose, but not the exit code of the action itself",
+    "python": "produced by the agent's own persistent interpreter: code of an earlier cell can take over the "
+              "interpreter and forge what later cells print and their exit codes, or keep them from running",
+    "validate, score_dev, submit": "computed on the host from a copy of the file: the agent cannot forge them",
+}
+
+
+def extract_tree(archive: IO[bytes], target: Path, max_bytes: int) -> tuple[int, int, bool]:
+    """Unpack a ``Sandbox.copy_tree`` archive (read as a stream) into ``target``: regular files with safe
+    relative names only, at most ``max_bytes`` of content; returns (files, bytes, whether anything was left
+    out)."""
     target.mkdir(parents=True, exist_ok=True)
     files = size = 0
     truncated = False
-    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:") as tar:
+    with tarfile.open(fileobj=archive, mode="r|") as tar:
         for member in tar:
             parts = Path(member.name).parts
             if (not member.isfile() or not parts or Path(member.name).is_absolute() or ".." in parts
@@ -578,10 +598,22 @@ def extract_tree(archive: bytes, target: Path, max_bytes: int) -> tuple[int, int
                 continue
             dest = target.joinpath(*parts)
             dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(data.read(member.size))
+            with dest.open("wb") as out:
+                shutil.copyfileobj(data, out, 1 << 20)
             files += 1
             size += member.size
+            tar.members.clear()  # a stream needs no index of what it passed
     return files, size, truncated
+
+
+def close_sandbox(sandbox: Sandbox, owner_pid: int) -> None:
+    """Close ``sandbox`` and its validation endpoint (an env's finalizer: it holds the sandbox, never the env).
+    Nothing in a forked child process (``owner_pid`` is not its pid): the sandbox is still its parent's."""
+    if os.getpid() != owner_pid:
+        return
+    sandbox.close()
+    if sandbox.endpoint is not None:
+        sandbox.endpoint.close()
 
 
 def make(competition: str, **kwargs: Any) -> gymnasium.Env:
@@ -591,11 +623,13 @@ def make(competition: str, **kwargs: Any) -> gymnasium.Env:
     does through ``gymnasium.make``.
 
     Raises:
-        ConfigError: an option is malformed or out of range (raised before anything starts).
+        ConfigError: ``competition`` is not a non-empty str, or an option is malformed or out of range (raised
+            before anything starts).
         UnknownCompetition: no competition has that id or alias.
         NotPrepared: its data is not prepared, or does not match its checksums; the message gives the
             ``mle-env prepare`` command.
     """
+    competition = competition_name(competition)  # a one-line ConfigError for 5, None, ""
     options = {k: v for k, v in kwargs.items() if k not in ("render_mode", "disable_env_checker")}
     EnvConfig.from_options(options)  # unknown or bad options fail here, before the registry or any file
     if kwargs.get("max_episode_steps") is not None:

@@ -51,7 +51,8 @@ def _finish(parent: MLEEnv, sandbox: Sandbox, info: dict[str, Any], header: dict
             steps: list[dict[str, Any]], elapsed: float, replay_python: bool) -> MLEEnv:
     """The fork around its started sandbox: the env, its replayed cells, its trajectory, its first observation."""
     child = copy.copy(parent)
-    child._sandbox, child._np_random = sandbox, copy.deepcopy(parent._np_random)
+    child._own_sandbox(sandbox)  # closed with the fork, or by its finalizer if the fork is dropped unclosed
+    child._np_random = copy.deepcopy(parent._np_random)
     child._artifacts, child._annotations, child._last_obs = {}, {}, None
     child.dev = copy.copy(parent.dev)  # the best dev score so far is carried, and then the fork's own
     child._started = time.monotonic() - elapsed  # the snapshot's time is charged to neither clock

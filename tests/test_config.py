@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
+import os
 from pathlib import Path
 
 import gymnasium
@@ -224,3 +225,72 @@ def test_gymnasium_make_and_the_env_class_check_options_too(home: Path) -> None:
         mle_env.MLEEnv("practice-house-prices", memory="lots")
     with pytest.raises(ConfigError, match="render_mode must be one of"):
         mle_env.MLEEnv("practice-house-prices", render_mode="rgb_array")
+
+
+# --- issue 12: wrong types and paths are one-line ConfigErrors too, never TypeError or a failure at reset ---
+def one_line_config_error(call, *args, **kwargs) -> str:
+    """The message of the ConfigError that ``call`` raises (any other exception fails the test)."""
+    with pytest.raises(ConfigError) as raised:
+        call(*args, **kwargs)
+    message = str(raised.value)
+    assert "\n" not in message and message.isprintable() and len(message) < 400, message
+    return message
+
+
+@pytest.mark.parametrize("competition", [5, None, 3.5, ["house-prices"], b"house-prices", "", "   ", "x" * 500,
+                                         object()])
+def test_make_names_the_competition_argument_when_it_is_no_id(home: Path, competition: object) -> None:
+    for call in (lambda: mle_env.make(competition), lambda: mle_env.make(competition=competition)):
+        message = one_line_config_error(call)
+        assert message.startswith("competition must be a competition id or alias"), message
+
+
+def wrong_values() -> list[object]:
+    """Values no option takes: a list of them is a separate case (gpus takes device ids)."""
+    import pandas as pd
+
+    return [object(), {}, {"a": 1}, b"4g", 1 + 2j, Unprintable(), np.array([0, 1]), np.array([]),
+            pd.Series([1, 2]), BadEquality(), lambda: None]
+
+
+class BadEquality:
+    """An object whose == raises (the check must not compare it with anything)."""
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("no ==")
+
+    __hash__ = object.__hash__
+
+
+NUMERIC = ("time_limit", "step_limit", "action_timeout", "cpus", "memory", "disk", "max_output",
+           "artifacts_max_bytes", "artifacts_max_files", "dev_split")
+
+
+@pytest.mark.parametrize("name", [f.name for f in dataclasses.fields(EnvConfig)])
+def test_every_option_rejects_wrong_types_in_one_line(name: str) -> None:
+    values = wrong_values()
+    if name in NUMERIC:
+        values += [math.nan, math.inf, -math.inf, -1, 10**400, -(10**400), True, [1], "lots"]
+    for value in values:
+        if name == "reward" and callable(value):
+            continue  # a callable is a reward function
+        message = one_line_config_error(EnvConfig, **{name: value})
+        assert message.startswith(name), message
+
+
+def test_record_dir_must_be_creatable_and_writable_at_make(home: Path, tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("x")
+    for bad, phrase in (("/proc/self/x", "'/proc/self' cannot be written"),
+                        ("/proc/self/x/y", "'/proc/self' cannot be written"),
+                        (tmp_path / "a-file", "it is not a folder"),
+                        (tmp_path / "a-file" / "below", "its parent")):
+        before = sorted(os.listdir(tmp_path))
+        message = one_line_config_error(mle_env.make, "practice-house-prices", record_dir=bad)
+        assert message.startswith("record_dir must be a folder that can be created and written") and phrase in message
+        assert sorted(os.listdir(tmp_path)) == before  # the check leaves nothing behind
+    readonly = tmp_path / "readonly"
+    readonly.mkdir(mode=0o555)
+    if os.geteuid() != 0:  # root writes in it anyway
+        one_line_config_error(EnvConfig, record_dir=readonly / "runs")
+    assert EnvConfig(record_dir=tmp_path / "new" / "runs").record_dir == tmp_path / "new" / "runs"
+    assert sorted(os.listdir(tmp_path)) == ["a-file", "readonly"]  # created at the first episode, not here

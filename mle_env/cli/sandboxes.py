@@ -60,8 +60,12 @@ def cmd_gc(args: argparse.Namespace) -> int:
     from mle_env.sandbox.docker import remove_stale_containers
     from mle_env.sandbox.local import remove_stale_local_sandboxes
 
-    folders = remove_stale_local_sandboxes(everything=args.all)
+    folders = remove_stale_local_sandboxes(everything=args.all) + remove_orphaned_local_folders()
     print(f"removed {len(folders)} local sandbox folder(s)" + (f": {', '.join(folders)}" if folders else ""))
+    kept = _still_present(folders)
+    if kept:  # what the kernel would not let go (a mount point inside, an immutable file): said, not hidden
+        print(f"{len(kept)} of them could not be removed entirely (a mount point or an immutable file inside?); "
+              f"a later `mle-env gc` tries again: {', '.join(kept)}")
     try:
         removed = remove_stale_containers(everything=args.all)
     except PrerequisiteError as e:
@@ -69,3 +73,46 @@ def cmd_gc(args: argparse.Namespace) -> int:
         return 0
     print(f"removed {len(removed)} container(s)" + (f": {', '.join(removed)}" if removed else ""))
     return 0
+
+
+def remove_orphaned_local_folders() -> list[str]:
+    """Remove what a local sandbox's removal that was cut short left without its owner file (releases before
+    remove_tree removed that file first, then crashed deeper down); returns their folder names.
+
+    Such a folder is told apart by its shape: named like a sandbox's folder (``mle-env-`` and mkdtemp's eight
+    characters), this user's, with no owner file, a ``home`` folder and nothing but a sandbox's own folders.
+    A running sandbox always has its owner file (written before ``home`` is made, removed after it is
+    gone), and an unisolated sandbox's folder holds ``data``, ``code`` and the like at its top, never only these.
+    """
+    import os
+    import re
+    import tempfile
+    from pathlib import Path
+
+    from mle_env.sandbox.local import OWNER_FILE
+    from mle_env.sandbox.tree_removal import remove_tree
+
+    removed = []
+    for base in Path(tempfile.gettempdir()).glob("mle-env-*"):
+        try:
+            st = base.lstat()
+            names = set(os.listdir(base)) if base.is_dir() and not base.is_symlink() else set()
+        except OSError:
+            continue
+        if (re.fullmatch(r"mle-env-[a-z0-9_]{8}", base.name) and st.st_uid == os.geteuid()
+                and OWNER_FILE not in names and "home" in names and names <= _SANDBOX_PARTS):
+            remove_tree(base)
+            removed.append(base.name)
+    return removed
+
+
+_SANDBOX_PARTS = {"home", "tmp", "etc", "stage"}  # a local sandbox folder's entries besides its owner file
+
+
+def _still_present(folders: list[str]) -> list[str]:
+    """Those of the local sandbox folders just removed (names in the temporary folder) that are still there."""
+    import tempfile
+    from pathlib import Path
+
+    return [str(Path(tempfile.gettempdir()) / name) for name in folders
+            if (Path(tempfile.gettempdir()) / name).exists()]

@@ -29,7 +29,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from mle_env.errors import SandboxUnavailable
 
@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 
 WORKER_PATH = Path(__file__).with_name("worker.py")
 SUBMISSION = "submission/submission.csv"
+#: files one ``copy_tree`` keeps at most (each costs a tar header on the host, whatever its size)
+MAX_TREE_FILES = 10_000
 
 
 @dataclass(frozen=True)
@@ -170,12 +172,14 @@ class Sandbox(abc.ABC):
         """
 
     @abc.abstractmethod
-    def copy_tree(self, path: str, max_bytes: int) -> bytes:
+    def copy_tree(self, path: str, max_bytes: int, max_files: int = MAX_TREE_FILES) -> IO[bytes]:
         """A tar archive of the regular files under ``path`` (relative to the working directory, e.g.
-        ``code``), names relative to ``path``, at most ``max_bytes`` of file content: links, pipes and
-        devices are left out, and files past the cap too (the archive then holds ``TRUNCATED.txt`` saying
-        how much was left out). An empty archive when there is no such folder; never raises for what the
-        agent put there (SandboxUnavailable only when the sandbox itself is gone)."""
+        ``code``), names relative to ``path``, at most ``max_bytes`` of file content and ``max_files``
+        files: links, pipes and devices are left out, and files past either cap too, unread (the archive then
+        holds ``TRUNCATED.txt`` saying what was left out). Returned as a temporary file, positioned at its
+        start, which the caller closes: the host holds none of it in memory. An empty archive when there is
+        no such folder; never raises for what the agent put there (SandboxUnavailable only when the sandbox
+        itself is gone)."""
 
     def fork(self) -> Sandbox:
         """A new sandbox, not yet started, of the same backend, image and limits, whose ``start()`` begins

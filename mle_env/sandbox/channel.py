@@ -26,8 +26,10 @@ from typing import IO, Any, Protocol
 from mle_env.errors import SandboxUnavailable
 from mle_env.sandbox.base import ExecResult
 
-# the worker enforces action timeouts itself; the host waits this much longer before it gives up on it
-_GRACE_S = 15.0
+# the worker enforces action timeouts itself; the host waits this much longer before it gives up on it. A worker
+# that dies closes the channel at once; only a live one that cannot answer waits this out, so it is generous:
+# after a fork bomb on a starved machine (load 80 on 2 cores), killing the bomb's processes took over 15 s
+_GRACE_S = 60.0
 # a response holds two capped output streams; anything longer than this is not the worker speaking
 MAX_RESPONSE_BYTES = 64 * 2**20
 _DIAGNOSTICS_BYTES = 4096

@@ -3,15 +3,26 @@
 The container runs ``sleep infinity`` under Docker's init; the worker is copied in and started once with
 ``docker exec``, and every action is a message on that stream (about 1-2 ms instead of ~50 ms for a new
 ``docker exec`` per action). Isolation: no network unless asked, CPU/memory/pids/shm limits,
-no-new-privileges, and every capability dropped but the four the worker needs: it runs as root and
-starts the agent's programs as uid 1000 (CAP_SETUID, CAP_SETGID), kills them (CAP_KILL) and reads the
-agent's folders for the disk watchdog (CAP_DAC_READ_SEARCH). The agent's programs have no capabilities and
-cannot signal, trace or read the file descriptors of the root worker, so its channel is out of their reach;
-the container's init is root's too, so ``kill -9 -1`` from inside ends only the agent's own processes.
-The public data is bind-mounted read-only at /home/data;
-private answers, graders and leaderboards are never mounted. The submission is copied out through the
-engine (``get_archive``), size-capped, and only as a regular file. Containers carry labels naming the
-process that owns them, so ``mle-env gc`` can remove those a killed process left behind.
+no-new-privileges, a seccomp profile (:mod:`mle_env.sandbox.seccomp`: no file handles, namespaces, mounts,
+ptrace, keyrings or BPF, whatever the capabilities) and a bounding set of four capabilities.
+
+No process of the sandbox that holds a privilege runs, imports or reads what the agent can write:
+- the worker starts as root only to give itself up: it becomes uid 999 (:data:`WORKER_UID`) with just the
+  capabilities its job needs (start the agent's programs as uid 1000: CAP_SETUID, CAP_SETGID; stop them:
+  CAP_KILL; pin their OOM score: CAP_SYS_RESOURCE), none inheritable, and never CAP_DAC_READ_SEARCH;
+- it and the validation endpoint's relay (uid 998, no capabilities) run isolated Python (``-I``: no user
+  site, no PYTHON* variables, no script folder on the path) with HOME and TMPDIR in folders of their own;
+  the agent's environment (HOME=/home/agent) is given only to the agent's programs;
+- it reads the agent's files (the disk watchdog, copies out) as uid 1000 (a per-thread filesystem identity),
+  so it sees exactly what the agent may see, and copies out refuse a link in any path component.
+The agent's programs have no capabilities and cannot signal, trace or read the file descriptors of the
+worker or the relay, so the channel is out of their reach; the container's init is root's, so ``kill -9 -1``
+from inside ends only the agent's own processes. The public data is bind-mounted read-only at /home/data;
+private answers, graders and leaderboards are never mounted. A file leaves the container in two steps: the
+worker copies it, opened as the agent would, into a folder only it can enter, and the host takes that copy
+through the engine (``get_archive``), size-capped; ``./code`` and ``./logs`` leave as one tar the worker
+packs under caps in bytes and files. Containers carry labels naming the process that owns them, so
+``mle-env gc`` can remove those a killed process left behind.
 
 ``fork()`` commits the container's writable layer (``docker commit``, which pauses the container for the
 copy) to an untagged snapshot image labelled ``mle-env.snapshot``, and the fork's container starts from it
@@ -19,22 +30,28 @@ with the same options (the public data again a read-only bind: it is no part of 
 removed with the fork's container; while forks of the fork still use it as their base, the engine keeps it
 and deletes it with the last of them. Committing measured as fast as copying a workspace volume through a
 helper container (about 0.9 s each for 100 MB), and it carries every writable folder (/tmp, /var/tmp), not
-only the workspace.
+only the workspace. A sparse file becomes real data in the snapshot; the disk watchdog counts files at
+their apparent size, so a snapshot holds at most ``disk`` bytes of the agent's.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
+import shutil
 import socket
 import tarfile
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from mle_env.errors import PrerequisiteError, SandboxBroken, SandboxUnavailable
 from mle_env.sandbox.base import (
+    MAX_TREE_FILES,
     PACKAGES_CODE,
     SUBMISSION,
     WORKER_PATH,
@@ -46,21 +63,30 @@ from mle_env.sandbox.base import (
 )
 from mle_env.sandbox.channel import DockerStreamTransport, WorkerClient
 from mle_env.sandbox.endpoint import VALIDATION_PORT
-from mle_env.sandbox.files import TreeArchive
+from mle_env.sandbox.files import empty_tree_archive
 from mle_env.sandbox.images import DEFAULT_IMAGE, docker_client
+from mle_env.sandbox.seccomp import docker_security_option
 
 LABEL = "mle-env"
 OWNER_PID = "mle-env.owner-pid"
 OWNER_HOST = "mle-env.owner-host"
 SNAPSHOT_LABEL = "mle-env.snapshot"
 WORKDIR = "/home"
-WORKER_IN_CONTAINER = "/opt/mle-env/worker.py"
+WORKER_FOLDER = "/opt/mle-env"
+WORKER_IN_CONTAINER = f"{WORKER_FOLDER}/worker.py"
+WORKER_HOME = f"{WORKER_FOLDER}/home"  # the worker's HOME and TMPDIR: its own, mode 0700
+STAGE_DIR = f"{WORKER_FOLDER}/stage"  # files on their way out: the worker's own, mode 0700
 AGENT_UID = 1000
-WORKER_CAPABILITIES = ["SETUID", "SETGID", "KILL", "DAC_READ_SEARCH"]
+WORKER_UID = 999  # the worker, after it gives up root
+RELAY_UID = 998  # the validation endpoint's HTTP server
+WORKER_CAPABILITIES = ["SETUID", "SETGID", "KILL", "SYS_RESOURCE"]
+#: the environment of the worker and of everything root starts in the container (docker exec included)
+ROOT_ENVIRONMENT = {"HOME": WORKER_HOME, "TMPDIR": WORKER_HOME, "PYTHONNOUSERSITE": "1", "MLE_ENV_SANDBOX": "docker"}
 # what uid 1000 can write: the workspace and the world-writable folders of a Debian image (/dev/shm is a
 # tmpfs bounded by shm)
 DISK_PATHS = [WORKDIR, "/tmp", "/var/tmp", "/run/lock"]
 _PACKAGES: dict[str, dict[str, str]] = {}  # image id -> packages, read once per process
+_ENGINE_CAPABILITIES: dict[str, list[str]] = {}  # engine id -> the worker capabilities it can grant
 
 
 class DockerSandbox(Sandbox):
@@ -82,6 +108,8 @@ class DockerSandbox(Sandbox):
         self.image_id: str | None = None
         self.worker: WorkerClient | None = None
         self.snapshot: str | None = None  # the image a fork starts from (removed on close)
+        self.agent_environment: dict[str, str] = {}  # the agent's programs' environment (set at start)
+        self.capabilities: list[str] = WORKER_CAPABILITIES  # what the worker keeps (this engine may grant fewer)
 
     # -- lifecycle ------------------------------------------------------------------------------------
     def _start(self) -> SandboxInfo:
@@ -95,24 +123,41 @@ class DockerSandbox(Sandbox):
                 f"the image {self.image} is not on this Docker engine; build it with "
                 "`mle-env image build` (or `mle-env image build --offline` without a registry)"
             ) from None
+        self.agent_environment = _agent_environment(image.attrs.get("Config", {}).get("Env") or [], self.limits)
+        engine = self.client.info()
+        engine_id = str(engine.get("ID", ""))
+        self.capabilities = _ENGINE_CAPABILITIES.get(engine_id, WORKER_CAPABILITIES)
         try:
-            self.container = self.client.containers.create(self.snapshot or self.image, **self._create_options())
-            if self.snapshot is None:  # a snapshot holds the worker and the folders already, as the agent left them
-                self.container.put_archive("/", _bootstrap_tar())
-            self.container.start()
+            try:
+                self._create_container()
+            except docker.errors.APIError as e:
+                if "apply caps" not in str(e) or "SYS_RESOURCE" not in self.capabilities:
+                    raise
+                # an engine that itself lacks CAP_SYS_RESOURCE (a container or a restricted VM) cannot grant it:
+                # start without, and the agent's OOM score has no floor there (see SandboxInfo.extra)
+                self.container.remove(force=True)
+                self.capabilities = _ENGINE_CAPABILITIES[engine_id] = [
+                    c for c in WORKER_CAPABILITIES if c != "SYS_RESOURCE"]
+                self._create_container()
         except docker.errors.APIError as e:
             raise _start_error(e, self.limits) from e
         self.image_id = image.id
         self.worker = self._attach_worker()
         self.worker.call("ping", 30.0)
-        engine = self.client.info()
         return SandboxInfo(
             kind=self.kind, workdir=WORKDIR, image=self.image,
             cpus=self.limits.cpus or float(engine.get("NCPU", 0)) or None,
             memory_bytes=self.limits.memory or engine.get("MemTotal"),
             gpus=_gpu_names(self.limits.gpus), extra={"container": self.container.short_id, "image_id": image.short_id,
+                                                      "oom_score_floor": "SYS_RESOURCE" in self.capabilities,
                                                       **({"snapshot": self.snapshot[7:19]} if self.snapshot else {})},
         )
+
+    def _create_container(self) -> None:
+        self.container = self.client.containers.create(self.snapshot or self.image, **self._create_options())
+        if self.snapshot is None:  # a snapshot holds the worker and the folders already, as the agent left them
+            self.container.put_archive("/", _bootstrap_tar())
+        self.container.start()
 
     def fork(self) -> DockerSandbox:
         import docker
@@ -134,10 +179,9 @@ class DockerSandbox(Sandbox):
         options: dict[str, Any] = dict(
             command=["sleep", "infinity"], init=True, detach=True, user="0:0",
             working_dir=WORKDIR, network_mode="bridge" if limits.network else "none",
-            cap_drop=["ALL"], cap_add=WORKER_CAPABILITIES, security_opt=["no-new-privileges"],
-            pids_limit=limits.pids, shm_size=limits.shm,
-            environment={"HOME": f"{WORKDIR}/agent", "MLE_ENV_SANDBOX": "docker", "PYTHONUNBUFFERED": "1",
-                         **limits.thread_environment()},
+            cap_drop=["ALL"], cap_add=self.capabilities,
+            security_opt=["no-new-privileges", docker_security_option()],
+            pids_limit=limits.pids, shm_size=limits.shm, environment=dict(ROOT_ENVIRONMENT),
             volumes={str(self.public_dir): {"bind": f"{WORKDIR}/data", "mode": "ro"}},
             labels={LABEL: "1", OWNER_PID: str(os.getpid()), OWNER_HOST: socket.gethostname(), **self.labels},
         )
@@ -159,12 +203,18 @@ class DockerSandbox(Sandbox):
     def _attach_worker(self) -> WorkerClient:
         api = self.client.api
         config = {"workdir": WORKDIR, "user": AGENT_UID, "group": AGENT_UID, "agent": {"uid": AGENT_UID},
-                  "disk_limit": self.limits.disk, "disk_paths": DISK_PATHS, "disk_exclude": [f"{WORKDIR}/data"]}
-        if self.endpoint is not None:  # served by root, out of the agent's reach
-            config["validation"] = {"port": VALIDATION_PORT, "max_bytes": self.endpoint.max_bytes, "as_agent": False}
+                  "env": self.agent_environment, "disk_limit": self.limits.disk, "disk_paths": DISK_PATHS,
+                  "disk_exclude": [f"{WORKDIR}/data"], "fs_uid": AGENT_UID, "fs_gid": AGENT_UID,
+                  "identity": {"uid": WORKER_UID, "gid": WORKER_UID, "caps": self.capabilities},
+                  "stage_dir": STAGE_DIR}
+        if self.endpoint is not None:  # a uid of its own, out of the agent's reach
+            config["validation"] = {"port": VALIDATION_PORT, "max_bytes": self.endpoint.max_bytes, "as_agent": False,
+                                    "uid": RELAY_UID, "gid": RELAY_UID,
+                                    "env": {"PATH": _path_of(self.agent_environment), "HOME": WORKER_FOLDER,
+                                            "TMPDIR": WORKER_FOLDER, "LANG": "C.UTF-8"}}
         exec_id = api.exec_create(
-            self.container.id, ["python3", WORKER_IN_CONTAINER, "serve", json.dumps(config)], stdin=True,
-            stdout=True, stderr=True, user="0:0", workdir=WORKDIR,
+            self.container.id, ["python3", "-I", WORKER_IN_CONTAINER, "serve", json.dumps(config)], stdin=True,
+            stdout=True, stderr=True, user="0:0", workdir=WORKER_FOLDER,
         )["Id"]
         stream = api.exec_start(exec_id, socket=True)
         sock = getattr(stream, "_sock", stream)
@@ -220,61 +270,72 @@ class DockerSandbox(Sandbox):
                 f"OOM killed {state.get('OOMKilled')}")
 
     def copy_out(self, path: str = SUBMISSION, max_bytes: int = 2**30) -> bytes | str | None:
+        if self.container is None or self.worker is None:
+            return None
+        staged = self._stage("stage", path=path, max_bytes=max_bytes)
+        if staged.get("missing"):
+            return None
+        if "refused" in staged:
+            return str(staged["refused"])
+        try:
+            with self._fetch(staged, max_bytes) as member:
+                data = member.read(max_bytes + 1)
+        finally:
+            self._unstage()
+        if len(data) > max_bytes:
+            return f"{Path(path).name} is over the {max_bytes}-byte limit"
+        return data
+
+    def copy_tree(self, path: str, max_bytes: int, max_files: int = MAX_TREE_FILES) -> IO[bytes]:
+        if self.container is None or self.worker is None or ".." in Path(path).parts:
+            return empty_tree_archive()
+        staged = self._stage("pack", path=path, max_bytes=max_bytes, max_files=max_files)
+        # what the worker may add besides the files' bytes: a header (PAX records for long names) per file
+        bound = max_bytes + (max_files + 2) * 12 * 1024
+        out = tempfile.TemporaryFile(prefix="mle-env-tree-")
+        try:
+            with self._fetch(staged, bound) as member:
+                shutil.copyfileobj(member, out, 1 << 20)
+        except BaseException:
+            out.close()
+            raise
+        finally:
+            self._unstage()
+        out.seek(0)
+        return out
+
+    def _stage(self, op: str, **fields: Any) -> dict[str, Any]:
+        """Ask the worker to stage a file or a packed folder (see worker.py) and return its answer."""
+        assert self.worker is not None
+        try:
+            return self.worker.call(op, 300.0, **fields)
+        except SandboxUnavailable as e:
+            raise self._failure(str(e)) from e
+
+    @contextlib.contextmanager
+    def _fetch(self, staged: dict[str, Any], max_bytes: int) -> Iterator[IO[bytes]]:
+        """The staged file, streamed out of the container through the engine (its path is the worker's own
+        folder, which the agent cannot enter); at most ``max_bytes``."""
         import docker
 
-        if self.container is None:
-            return None
-        name = Path(path).name
+        if int(staged.get("size", 0)) > max_bytes or staged.get("staged") != f"{STAGE_DIR}/out":
+            raise SandboxUnavailable(f"the worker staged an unexpected file ({str(staged)[:200]})")
         try:
-            stream, stat = self.container.get_archive(f"{WORKDIR}/{path}")
-        except docker.errors.NotFound:
-            return None
+            stream, _ = self.container.get_archive(f"{STAGE_DIR}/out")
         except docker.errors.APIError as e:
-            state = self._container_state()
-            if not state.startswith("container running"):
-                raise SandboxUnavailable(f"cannot copy {path} out: {e} ({state})") from e
-            return f"{name} cannot be copied out ({e.explanation or e})"
-        mode = int(stat.get("mode", 0))
-        if mode & (1 << 27):  # Go's os.ModeSymlink
-            return f"{name} is a symbolic link; write a regular file"
-        if mode & (1 << 31):  # os.ModeDir
-            return f"{name} is a directory"
-        if int(stat.get("size", 0)) > max_bytes:
-            return f"{name} is {stat['size']} bytes, over the {max_bytes}-byte limit"
-        data = b"".join(stream)
-        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-            member = tar.next()
-            if member is None or not member.isfile():
-                return f"{name} is not a regular file"
-            extracted = tar.extractfile(member)
-            return extracted.read(max_bytes + 1) if extracted is not None else None
-
-    def copy_tree(self, path: str, max_bytes: int) -> bytes:
-        import docker
-
-        archive = TreeArchive(max_bytes)
-        if self.container is None or ".." in Path(path).parts:
-            return archive.finish()
-        try:
-            stream, _ = self.container.get_archive(f"{WORKDIR}/{path}")
-        except docker.errors.NotFound:
-            return archive.finish()
-        except docker.errors.APIError as e:
-            raise SandboxUnavailable(f"cannot copy {path} out: {e} ({self._container_state()})") from e
-        # the engine sends the folder as a tar (links as links); read it as a stream, keeping regular files
+            raise SandboxUnavailable(f"cannot copy a staged file out: {e} ({self._container_state()})") from e
         with tarfile.open(fileobj=_ChunkReader(stream), mode="r|") as tar:
-            for member in tar:
-                if not member.isfile():
-                    continue
-                name = member.name.split("/", 1)[1] if "/" in member.name else ""
-                if not name:
-                    continue
-                if member.size > archive.left:
-                    archive.skip(member.size)
-                    continue
-                extracted = tar.extractfile(member)
-                archive.add(name, extracted.read() if extracted is not None else b"", member.mtime)
-        return archive.finish()
+            member = tar.next()
+            extracted = tar.extractfile(member) if member is not None and member.isfile() else None
+            if extracted is None:
+                raise SandboxUnavailable("the engine sent no staged file")
+            yield extracted
+
+    def _unstage(self) -> None:
+        try:
+            self._stage("unstage")
+        except (SandboxUnavailable, SandboxBroken):
+            pass  # the container is going away, and the staged copy with it
 
     def python_packages(self) -> dict[str, str]:
         key = self.image_id or self.image
@@ -361,13 +422,16 @@ class _ChunkReader(io.RawIOBase):
 
 
 def _bootstrap_tar() -> bytes:
-    """The worker and the agent's writable folders, owned by uid 1000, as a tar for put_archive."""
+    """The worker with its own folders, and the agent's writable folders owned by uid 1000, as a tar for
+    put_archive."""
     buffer = io.BytesIO()
     now = time.time()
     with tarfile.open(fileobj=buffer, mode="w") as tar:
-        for folder in ("opt/mle-env",):
-            info = tarfile.TarInfo(folder)
-            info.type, info.mode, info.mtime = tarfile.DIRTYPE, 0o755, now
+        for folder, owner, mode in ((WORKER_FOLDER, 0, 0o755), (WORKER_HOME, WORKER_UID, 0o700),
+                                    (STAGE_DIR, WORKER_UID, 0o700), (WORKDIR, WORKER_UID, 0o755)):
+            info = tarfile.TarInfo(folder.lstrip("/"))
+            info.type, info.mode, info.mtime = tarfile.DIRTYPE, mode, now
+            info.uid = info.gid = owner  # /home: the worker's, so it can place instructions.txt there
             tar.addfile(info)
         for folder in ("submission", "code", "logs", "agent"):
             info = tarfile.TarInfo(f"{WORKDIR.strip('/')}/{folder}")
@@ -379,6 +443,20 @@ def _bootstrap_tar() -> bytes:
         info.size, info.mode, info.mtime = len(worker), 0o644, now
         tar.addfile(info, io.BytesIO(worker))
     return buffer.getvalue()
+
+
+def _agent_environment(image_env: list[str], limits: SandboxLimits) -> dict[str, str]:
+    """The environment of the agent's programs: the image's, with the agent's own home and temporary folder."""
+    env = dict(item.split("=", 1) for item in image_env if "=" in item)
+    env.update({"HOME": f"{WORKDIR}/agent", "USER": "agent", "LOGNAME": "agent", "SHELL": "/bin/bash", "TMPDIR": "/tmp",
+                "MLE_ENV_SANDBOX": "docker", "PYTHONUNBUFFERED": "1", **limits.thread_environment()})
+    env.setdefault("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
+    env.setdefault("LANG", "C.UTF-8")
+    return env
+
+
+def _path_of(env: dict[str, str]) -> str:
+    return env.get("PATH", "/usr/local/bin:/usr/bin:/bin")
 
 
 def _start_error(error: Exception, limits: SandboxLimits) -> Exception:

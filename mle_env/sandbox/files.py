@@ -7,131 +7,51 @@ check and the read. Named pipes, devices and folders are refused without blockin
 
 from __future__ import annotations
 
-import io
 import os
 import stat
-import tarfile
-import time
+import tempfile
 from pathlib import Path
+from typing import IO
+
+from mle_env.sandbox.worker import copy_fd, open_in_workspace, pack_tree
 
 
 def read_workspace_file(root: Path, path: str, max_bytes: int) -> bytes | str | None:
-    """The bytes of ``root/path``; None when there is no such file; or why it was not read (a link, not a
-    regular file, over ``max_bytes``). ``path`` is relative, without ``..``."""
-    parts = [p for p in Path(path).parts if p not in ("", ".")]
-    name = parts[-1] if parts else path
-    if not parts or ".." in parts or Path(path).is_absolute():
-        return f"{path} is not a path inside the working directory"
-    try:
-        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-    except FileNotFoundError:
-        return None
-    try:
-        for i, part in enumerate(parts):
-            last = i == len(parts) - 1
-            flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | (0 if last else os.O_DIRECTORY)
-            try:
-                next_fd = os.open(part, flags, dir_fd=fd)
-            except FileNotFoundError:
-                return None
-            except OSError as e:  # O_NOFOLLOW: ELOOP for a link as the file, ENOTDIR for a link as a folder
-                if os.path.islink(os.path.join(f"/proc/self/fd/{fd}", part)):
-                    return (f"{'/'.join(parts[:i + 1])} is a symbolic link, which could lead out of the working "
-                            "directory; write a regular file")
-                if isinstance(e, NotADirectoryError):
-                    return f"{'/'.join(parts[:i + 1])} is not a folder"
-                return f"{name} cannot be read ({e.strerror})"
-            os.close(fd)
-            fd = next_fd
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            return f"{name} is a directory, not a file"
-        if not stat.S_ISREG(st.st_mode):
-            return f"{name} is not a regular file"
-        if st.st_size > max_bytes:
-            return f"{name} is {st.st_size} bytes, over the {max_bytes}-byte limit"
-        chunks, left = [], max_bytes + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        data = b"".join(chunks)
-        if len(data) > max_bytes:
-            return f"{name} is over the {max_bytes}-byte limit"
-        return data
-    finally:
-        os.close(fd)
+    """The bytes of ``root/path``; None when there is no such file; or why it was not read (a link in any
+    component, not a regular file, over ``max_bytes``). ``path`` is relative, without ``..``."""
+    fd, why = open_in_workspace(str(root), path)
+    if fd is None:
+        return why
+    name = Path(path).name
+    with os.fdopen(fd, "rb") as f:
+        size = os.fstat(fd).st_size
+        if size > max_bytes:
+            return f"{name} is {size} bytes, over the {max_bytes}-byte limit"
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        return f"{name} is over the {max_bytes}-byte limit"
+    return data
 
 
-class TreeArchive:
-    """A tar archive of regular files built under a byte cap (see ``Sandbox.copy_tree``)."""
-
-    def __init__(self, max_bytes: int) -> None:
-        self.buffer = io.BytesIO()
-        self.tar = tarfile.open(fileobj=self.buffer, mode="w")
-        self.left = max_bytes
-        self.skipped_files = 0
-        self.skipped_bytes = 0
-
-    def add(self, name: str, data: bytes, mtime: float | None = None) -> None:
-        if len(data) > self.left:
-            self.skipped_files += 1
-            self.skipped_bytes += len(data)
-            return
-        self.left -= len(data)
-        info = tarfile.TarInfo(name)
-        info.size, info.mode, info.mtime = len(data), 0o644, mtime or time.time()
-        self.tar.addfile(info, io.BytesIO(data))
-
-    def skip(self, size: int) -> None:
-        self.skipped_files += 1
-        self.skipped_bytes += size
-
-    def finish(self) -> bytes:
-        if self.skipped_files:
-            note = (f"{self.skipped_files} file(s), {self.skipped_bytes} bytes, were left out: over the size cap\n")
-            self.left = len(note)
-            self.add("TRUNCATED.txt", note.encode())
-        self.tar.close()
-        return self.buffer.getvalue()
+def empty_tree_archive() -> IO[bytes]:
+    """An archive with no file, in the form ``Sandbox.copy_tree`` returns."""
+    out = tempfile.TemporaryFile(prefix="mle-env-tree-")
+    pack_tree("/nonexistent", "", out, 0, 0)
+    out.seek(0)
+    return out
 
 
-def archive_workspace_tree(root: Path, path: str, max_bytes: int) -> bytes:
+def archive_workspace_tree(root: Path, path: str, max_bytes: int, max_files: int) -> IO[bytes]:
     """``Sandbox.copy_tree`` for a workspace on the host: a walk by file descriptors that never follows a
-    link and never blocks on a pipe."""
-    archive = TreeArchive(max_bytes)
-    parts = [p for p in Path(path).parts if p not in ("", ".")]
-    if ".." in parts or Path(path).is_absolute():
-        return archive.finish()
+    link, never blocks on a pipe, never recurses, and writes the archive to a temporary file as it goes."""
+    out = tempfile.TemporaryFile(prefix="mle-env-tree-")
     try:
-        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-        for part in parts:
-            next_fd = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
-            os.close(fd)
-            fd = next_fd
-    except OSError:
-        return archive.finish()
-    try:
-        for folder, _dirs, files, dir_fd in os.fwalk(".", dir_fd=fd, follow_symlinks=False):
-            for name in sorted(files):
-                try:
-                    file_fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
-                except OSError:
-                    continue
-                with os.fdopen(file_fd, "rb") as f:
-                    st = os.fstat(f.fileno())
-                    if not stat.S_ISREG(st.st_mode):
-                        continue
-                    if st.st_size > archive.left:
-                        archive.skip(st.st_size)
-                        continue
-                    archive.add(os.path.normpath(os.path.join(folder, name)), f.read(archive.left + 1)[: st.st_size],
-                                st.st_mtime)
-    finally:
-        os.close(fd)
-    return archive.finish()
+        pack_tree(str(root), path, out, max_bytes, max_files)
+    except BaseException:
+        out.close()
+        raise
+    out.seek(0)
+    return out
 
 
 #: folders deeper than this below the copied root are left out of a copy (each level holds two descriptors)
@@ -201,20 +121,7 @@ def _copy_file(src: int, dst: int, name: str) -> None:
             raise OSError(f"{name} is no longer a regular file")
         fd_out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=dst)
         try:
-            offset = 0
-            while offset < st.st_size:  # data segments only, so that a sparse file stays sparse
-                try:
-                    start = os.lseek(fd_in, offset, os.SEEK_DATA)
-                except OSError:  # ENXIO: nothing but a hole up to the end
-                    break
-                end = os.lseek(fd_in, start, os.SEEK_HOLE)
-                while start < end:
-                    n = os.copy_file_range(fd_in, fd_out, end - start, start, start)
-                    if n == 0:
-                        break
-                    start += n
-                offset = end
-            os.ftruncate(fd_out, st.st_size)
+            copy_fd(fd_in, fd_out, st.st_size)  # data segments only, so that a sparse file stays sparse
             _copy_metadata(fd_out, st)
         finally:
             os.close(fd_out)

@@ -40,9 +40,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import IO
 
 from mle_env.errors import PrerequisiteError, SandboxBroken, SandboxUnavailable
 from mle_env.sandbox.base import (
+    MAX_TREE_FILES,
     SUBMISSION,
     WORKER_PATH,
     ExecResult,
@@ -55,7 +57,8 @@ from mle_env.sandbox.base import (
 )
 from mle_env.sandbox.channel import PipeTransport, StderrTail, WorkerClient
 from mle_env.sandbox.endpoint import VALIDATION_PORT
-from mle_env.sandbox.files import TreeArchive, archive_workspace_tree, copy_workspace, read_workspace_file
+from mle_env.sandbox.files import archive_workspace_tree, copy_workspace, empty_tree_archive, read_workspace_file
+from mle_env.sandbox.tree_removal import remove_tree
 
 WORKDIR = "/home"
 WORKER_INSIDE = "/opt/mle-env/worker.py"
@@ -241,7 +244,7 @@ class LocalSandbox(Sandbox):
         if self.endpoint is not None:  # inside the namespaces, as the sandbox's only uid
             config["validation"] = {"port": VALIDATION_PORT, "max_bytes": self.endpoint.max_bytes, "as_agent": True}
         self.worker = subprocess.Popen(
-            [sys.executable, str(WORKER_PATH), "serve", json.dumps(config)], cwd=self.base,
+            [sys.executable, "-I", str(WORKER_PATH), "serve", json.dumps(config)], cwd=self.base,
             env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
         )
@@ -357,10 +360,10 @@ class LocalSandbox(Sandbox):
             return read_workspace_file(self.public_dir, str(Path(*parts[1:])) if len(parts) > 1 else ".", max_bytes)
         return read_workspace_file(self.base / "home", path, max_bytes)
 
-    def copy_tree(self, path: str, max_bytes: int) -> bytes:
+    def copy_tree(self, path: str, max_bytes: int, max_files: int = MAX_TREE_FILES) -> IO[bytes]:
         if self.base is None:
-            return TreeArchive(max_bytes).finish()
-        return archive_workspace_tree(self.base / "home", path, max_bytes)
+            return empty_tree_archive()
+        return archive_workspace_tree(self.base / "home", path, max_bytes, max_files)
 
     def python_packages(self) -> dict[str, str]:
         return host_packages()
@@ -388,7 +391,7 @@ class LocalSandbox(Sandbox):
             _remove_cgroup(group)
         self.cgroups = []
         if self.base is not None:
-            shutil.rmtree(self.base, ignore_errors=True)
+            remove_tree(self.base)  # iterative: a deep tree the agent made cannot make close() raise
             self.base = None
 
 
@@ -400,21 +403,19 @@ def remove_stale_local_sandboxes(everything: bool = False, root: Path | None = N
     host = socket.gethostname()
     for base in Path(root or tempfile.gettempdir()).glob("mle-env-*"):
         try:
-            pid, owner_host = (base / OWNER_FILE).read_text().split()
+            pid_text, owner_host = (base / OWNER_FILE).read_text().split()
+            pid = int(pid_text)
         except (OSError, ValueError):
             continue  # not a local sandbox's folder
-        if owner_host != host or (not everything and pid_alive(int(pid))):
+        if owner_host != host or (not everything and pid_alive(pid)):
             continue
         for controller in ("", "memory", "pids", "cpu"):
             group = CGROUP_ROOT / controller / "mle-env" / base.name
             if group.is_dir():
                 _remove_cgroup(group)
-        shutil.rmtree(base, ignore_errors=True)
+        remove_tree(base)
         removed.append(base.name)
     return removed
-
-
-    return True
 
 
 def _read_child_pid(fd: int) -> int | None:

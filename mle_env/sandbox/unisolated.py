@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import IO
 
 from mle_env.errors import PrerequisiteError, SandboxUnavailable
 from mle_env.sandbox.base import (
+    MAX_TREE_FILES,
     SUBMISSION,
     WORKER_PATH,
     ExecResult,
@@ -32,7 +33,8 @@ from mle_env.sandbox.base import (
     host_packages,
 )
 from mle_env.sandbox.channel import PipeTransport, StderrTail, WorkerClient
-from mle_env.sandbox.files import TreeArchive, archive_workspace_tree, read_workspace_file
+from mle_env.sandbox.files import archive_workspace_tree, empty_tree_archive, read_workspace_file
+from mle_env.sandbox.tree_removal import remove_tree
 
 # variables that must not reach agent code even in the local sandbox
 _SECRET_PREFIXES = ("KAGGLE_", "OPENAI_", "MLE_ENV_LLM_", "AWS_", "HF_TOKEN", "ANTHROPIC_")
@@ -97,10 +99,10 @@ class UnisolatedSandbox(Sandbox):
             return read_workspace_file(self.public_dir, str(Path(*parts[1:])) if len(parts) > 1 else ".", max_bytes)
         return read_workspace_file(self.workdir, path, max_bytes)
 
-    def copy_tree(self, path: str, max_bytes: int) -> bytes:
+    def copy_tree(self, path: str, max_bytes: int, max_files: int = MAX_TREE_FILES) -> IO[bytes]:
         if self.workdir is None:
-            return TreeArchive(max_bytes).finish()
-        return archive_workspace_tree(self.workdir, path, max_bytes)
+            return empty_tree_archive()
+        return archive_workspace_tree(self.workdir, path, max_bytes, max_files)
 
     def python_packages(self) -> dict[str, str]:
         return host_packages()
@@ -123,5 +125,5 @@ class UnisolatedSandbox(Sandbox):
                     stream.close()
             self.process = None
         if self.workdir is not None:
-            shutil.rmtree(self.workdir, ignore_errors=True)
+            remove_tree(self.workdir)
             self.workdir = None

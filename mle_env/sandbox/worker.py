@@ -23,11 +23,23 @@ write into this channel or stop the worker; the agent's output is only ever data
   disk_limit, disk_paths, disk_exclude   the disk watchdog (bytes; folders summed; folders skipped)
   rlimits      {"RLIMIT_AS": n, ...} set on the worker and so inherited by every program
   no_new_privs set PR_SET_NO_NEW_PRIVS on the worker, inherited likewise (docker sets it for the container)
-  validation   {"port": n, "max_bytes": n, "as_agent": bool}: run the validation endpoint (see below)
+  validation   {"port": n, "max_bytes": n, "as_agent": bool, "uid": n, "gid": n, "env": {...}}: run the
+               validation endpoint (see below); without as_agent it runs as uid/gid (default: the worker's)
+  identity     {"uid": n, "gid": n, "caps": [names]}: at start, the worker (started as root) becomes this uid
+               and keeps only these capabilities (docker); then nothing it runs is root
+  fs_uid, fs_gid  the identity whose file permissions the worker uses when it reads the agent's files (the
+               disk watchdog, copies out): it sees exactly what the agent may see (docker)
+  stage_dir    a folder only the worker can reach, where files are staged for the host to copy out
 
 Requests:  {"id": n, "op": "shell"|"python", "code": str, "timeout": seconds, "max_output": bytes}
            {"id": n, "op": "put", "path": relative path, "data": base64, "mode": int}  (a new file, not
            replacing anything, owned by the worker's user: read-only to the agent)
+           {"id": n, "op": "stage", "path": relative path, "max_bytes": n}  (copy one file of the workspace,
+           opened as the agent would and refusing a link in any component, to stage_dir: answers "staged"
+           (its path there) and "size", or "missing", or "refused" with the reason)
+           {"id": n, "op": "pack", "path": relative folder, "max_bytes": n, "max_files": n}  (a tar of the
+           folder's regular files, under both caps, staged likewise: "staged", "size")
+           {"id": n, "op": "unstage"}  (empty stage_dir)
            {"id": n, "op": "ping"}  |  {"id": n, "op": "shutdown"}
 Responses: {"id": n, "stdout": str, "stderr": str, "exit_code": int|null, "timed_out": bool,
             "stdout_bytes": int, "stderr_bytes": int, "duration": seconds, "note": str}
@@ -63,14 +75,19 @@ Events (worker -> host, only while a request is in flight, before its response):
 
 import ast
 import base64
+import contextlib
+import ctypes
+import io
 import json
 import os
 import queue
 import resource
 import selectors
 import signal
+import stat
 import subprocess
 import sys
+import tarfile
 import threading
 import time
 import traceback
@@ -81,12 +98,249 @@ _READ = 65536
 RELAY_CHUNK = 1 << 20
 
 
-def _set_oom_score_adj(value: str) -> None:
+def _open_oom_score_adj() -> int:
+    """A descriptor to write this process's OOM score through, opened once at start: a later change of the
+    filesystem identity makes the process undumpable, and its /proc files root's (-1 where it cannot be had)."""
     try:
-        with open("/proc/self/oom_score_adj", "w") as f:
-            f.write(value)
+        return os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+    except OSError:
+        return -1
+
+
+def _set_oom_score_adj(fd: int, value: str) -> None:
+    try:
+        os.pwrite(fd, value.encode(), 0)
     except OSError:
         pass
+
+
+# --- privileges -------------------------------------------------------------------------------------------
+#: capability numbers (linux/capability.h) of the ones a worker may keep
+CAPABILITIES = {"KILL": 5, "SETGID": 6, "SETUID": 7, "SYS_RESOURCE": 24}
+_PR_SET_DUMPABLE, _PR_SET_KEEPCAPS = 4, 8
+_CAP_VERSION_3 = 0x20080522
+
+
+def _libc():
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def drop_privileges(uid: int, gid: int, caps: list) -> None:
+    """Become ``uid``/``gid`` (real, effective and saved; no supplementary groups) keeping only ``caps`` in
+    the effective and permitted sets, none inheritable or ambient, so no program started later inherits any.
+
+    Raises OSError when the kernel refuses a step (then the worker must not start)."""
+    libc = _libc()
+    if libc.prctl(_PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_KEEPCAPS)")
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+    mask = 0
+    for name in caps:
+        mask |= 1 << CAPABILITIES[name]
+    header = (ctypes.c_uint32 * 2)(_CAP_VERSION_3, 0)
+    # two {effective, permitted, inheritable} triples: capabilities 0-31, then 32-63
+    data = (ctypes.c_uint32 * 6)(mask & 0xFFFFFFFF, mask & 0xFFFFFFFF, 0, mask >> 32, mask >> 32, 0)
+    if libc.capset(header, data) != 0:
+        raise OSError(ctypes.get_errno(), "capset")
+    libc.prctl(_PR_SET_KEEPCAPS, 0, 0, 0, 0)
+    # changing uid made the process undumpable, which leaves /proc/self (oom_score_adj) root's; no other
+    # process has this uid, so being dumpable opens nothing to the agent
+    libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)
+
+
+@contextlib.contextmanager
+def filesystem_identity(uid, gid):
+    """Inside the block, this thread's file accesses are checked as ``uid``/``gid`` (Linux's fsuid/fsgid,
+    per thread; needs CAP_SETUID/CAP_SETGID): the worker then reads exactly what the agent could read. With
+    ``uid`` None, nothing changes."""
+    if uid is None:
+        yield
+        return
+    libc = _libc()
+    own_uid, own_gid = os.geteuid(), os.getegid()
+    libc.setfsgid(gid)
+    libc.setfsuid(uid)
+    try:
+        if libc.setfsuid(-1) != uid:  # setfsuid reports failure only through the value it returns
+            raise OSError(f"could not take the file identity of uid {uid}")
+        yield
+    finally:
+        libc.setfsuid(own_uid)
+        libc.setfsgid(own_gid)
+
+
+# --- the agent's files, read from the outside --------------------------------------------------------------
+#: folders deeper than this below a packed folder are left out (each level holds one descriptor)
+MAX_PACK_DEPTH = 200
+
+
+def open_in_workspace(root: str, path: str):
+    """Open ``root/path`` for reading: every component is opened relative to the one before with
+    ``O_NOFOLLOW``, so a symbolic link anywhere on the path is refused and nothing can be swapped in between a
+    check and the read; named pipes and devices never block. Returns (fd, None) for a regular file,
+    (None, None) when there is no such file, or (None, why) when it is refused. ``path`` is relative,
+    without ``..``."""
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    name = parts[-1] if parts else path
+    if not parts or ".." in parts or path.startswith("/"):
+        return None, f"{path} is not a path inside the working directory"
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    except FileNotFoundError:
+        return None, None
+    try:
+        for i, part in enumerate(parts):
+            last = i == len(parts) - 1
+            flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | (0 if last else os.O_DIRECTORY)
+            try:
+                next_fd = os.open(part, flags, dir_fd=fd)
+            except FileNotFoundError:
+                return None, None
+            except OSError as e:  # O_NOFOLLOW: ELOOP for a link as the file, ENOTDIR for a link as a folder
+                try:
+                    is_link = stat.S_ISLNK(os.stat(part, dir_fd=fd, follow_symlinks=False).st_mode)
+                except OSError:
+                    is_link = False
+                if is_link:
+                    return None, (f"{'/'.join(parts[:i + 1])} is a symbolic link, which could lead out of the "
+                                  "working directory; write a regular file")
+                if isinstance(e, NotADirectoryError):
+                    return None, f"{'/'.join(parts[:i + 1])} is not a folder"
+                return None, f"{name} cannot be read ({e.strerror})"
+            os.close(fd)
+            fd = next_fd
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            return None, f"{name} is a directory, not a file"
+        if not stat.S_ISREG(st.st_mode):
+            return None, f"{name} is not a regular file"
+        os.set_blocking(fd, True)
+        opened, fd = fd, -1
+        return opened, None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def copy_fd(source: int, target: int, size: int) -> None:
+    """Copy the first ``size`` bytes of ``source`` to ``target`` at the same offsets, data segments only (a
+    sparse file stays sparse), then set ``target``'s length."""
+    offset = 0
+    while offset < size:
+        try:
+            start = os.lseek(source, offset, os.SEEK_DATA)
+        except OSError:  # ENXIO: nothing but a hole up to the end
+            break
+        end = min(os.lseek(source, start, os.SEEK_HOLE), size)
+        while start < end:
+            try:
+                n = os.copy_file_range(source, target, end - start, start, start)
+            except OSError:  # another filesystem (EXDEV) or no support: plain reads and writes
+                data = os.pread(source, min(end - start, 1 << 20), start)
+                n = os.pwrite(target, data, start) if data else 0
+            if n == 0:
+                break
+            start += n
+        offset = end
+    os.ftruncate(target, size)
+
+
+class PackedTree:
+    """A tar of the regular files under a folder, at most ``max_bytes`` of content and ``max_files`` files,
+    written to ``out`` as it is walked (see :func:`pack_tree`)."""
+
+    def __init__(self, out, max_bytes: int, max_files: int) -> None:
+        self.tar = tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT)
+        self.left = max(0, int(max_bytes))
+        self.max_files = max(0, int(max_files))
+        self.files = 0
+        self.skipped_files = 0
+        self.skipped_bytes = 0
+        self.stopped = ""  # why the walk ended early
+
+    def add(self, name: str, fd: int, st: os.stat_result) -> None:
+        if self.files >= self.max_files:
+            self.stopped = f"the walk stopped at the {self.max_files}-file cap"
+            return
+        if st.st_size > self.left:  # never read: a huge or sparse file costs nothing
+            self.skipped_files += 1
+            self.skipped_bytes += st.st_size
+            return
+        info = tarfile.TarInfo(name)
+        info.size, info.mode, info.mtime = st.st_size, 0o644, st.st_mtime
+        with os.fdopen(os.dup(fd), "rb") as f:
+            self.tar.addfile(info, f)
+        self.left -= st.st_size
+        self.files += 1
+
+    def finish(self) -> dict:
+        notes = []
+        if self.skipped_files:
+            notes.append(f"{self.skipped_files} file(s), {self.skipped_bytes} bytes, were left out: over the size cap")
+        if self.stopped:
+            notes.append(self.stopped + "; later files were left out")
+        if notes:
+            note = ("\n".join(notes) + "\n").encode()
+            info = tarfile.TarInfo("TRUNCATED.txt")
+            info.size, info.mode, info.mtime = len(note), 0o644, time.time()
+            self.tar.addfile(info, io.BytesIO(note))
+        self.tar.close()
+        return {"files": self.files, "skipped_files": self.skipped_files, "skipped_bytes": self.skipped_bytes,
+                "stopped": self.stopped}
+
+
+def pack_tree(root: str, path: str, out, max_bytes: int, max_files: int) -> dict:
+    """Write to ``out`` a tar of the regular files under ``root/path`` (names relative to it), walked without
+    following a link in any component and without recursion; links, pipes and devices are left out, and so
+    are files past either cap and folders deeper than MAX_PACK_DEPTH (the tar then holds TRUNCATED.txt).
+    An empty tar when there is no such folder. Returns counts (files, skipped_files, skipped_bytes)."""
+    packed = PackedTree(out, max_bytes, max_files)
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    if ".." in parts or path.startswith("/"):
+        return packed.finish()
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+        for part in parts:
+            next_fd = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = next_fd
+    except OSError:
+        return packed.finish()
+    stack = [(fd, "", os.scandir(fd))]
+    try:
+        while stack and not packed.stopped:
+            dir_fd, where, entries = stack[-1]
+            entry = next(entries, None)
+            if entry is None:
+                entries.close()
+                os.close(dir_fd)
+                stack.pop()
+                continue
+            try:
+                mode = entry.stat(follow_symlinks=False).st_mode
+                if stat.S_ISDIR(mode):
+                    if len(stack) > MAX_PACK_DEPTH:
+                        packed.skipped_files += 1
+                        continue
+                    sub = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+                    stack.append((sub, f"{where}{entry.name}/", os.scandir(sub)))
+                elif stat.S_ISREG(mode):
+                    file_fd = os.open(entry.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+                    try:
+                        st = os.fstat(file_fd)
+                        if stat.S_ISREG(st.st_mode):
+                            packed.add(where + entry.name, file_fd, st)
+                    finally:
+                        os.close(file_fd)
+            except (OSError, UnicodeError):  # gone, unreadable or swapped meanwhile: left out
+                continue
+    finally:
+        for dir_fd, _, entries in stack:
+            entries.close()
+            os.close(dir_fd)
+    return packed.finish()
 
 
 class Config:
@@ -111,6 +365,10 @@ class Config:
         self.rlimits = dict(raw.get("rlimits") or {})
         self.no_new_privs = bool(raw.get("no_new_privs"))
         self.validation = raw.get("validation") or None
+        self.identity = raw.get("identity") or None
+        self.fs_uid = raw.get("fs_uid")
+        self.fs_gid = raw.get("fs_gid")
+        self.stage_dir = raw.get("stage_dir")
 
 
 def _join_cgroups(fds: list):
@@ -194,6 +452,7 @@ class DiskWatch:
         self.limit = config.disk_limit
         self.paths = config.disk_paths
         self.exclude = config.disk_exclude
+        self.identity = (config.fs_uid, config.fs_gid)
         self.last = 0
         self.next_check = 0.0
         self.cost = 0.0  # seconds the last walk took
@@ -208,11 +467,30 @@ class DiskWatch:
         return self.cost < 0.005
 
     def usage(self) -> int:
+        with filesystem_identity(*self.identity):  # no capability to read past permissions: the agent's view
+            return self._usage()
+
+    def _reopen(self, folder: str):
+        """A folder the agent made unreadable to itself would hide what it holds: give its owner back read and
+        search permission (the watchdog reads as the agent, who owns it) and list it; None if that fails."""
+        if self.identity[0] is None:
+            return None
+        try:  # as the agent: even through a link swapped in meanwhile, only the agent's own files can change
+            os.chmod(folder, stat.S_IMODE(os.lstat(folder).st_mode) | 0o500)
+            return os.scandir(folder)
+        except OSError:
+            return None
+
+    def _usage(self) -> int:
         total, seen, stack = 0, set(), list(self.paths)
         while stack:
             folder = stack.pop()
             try:
                 entries = os.scandir(folder)
+            except PermissionError:
+                entries = self._reopen(folder)
+                if entries is None:
+                    continue
             except OSError:
                 continue
             with entries:
@@ -420,18 +698,28 @@ class Worker:
         for name, value in limits.items():  # inherited by every program started
             resource.setrlimit(getattr(resource, name), (int(value), int(value)))
         if config.no_new_privs:
-            import ctypes
-
             PR_SET_NO_NEW_PRIVS = 38
-            if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            if _libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
                 raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+        try:
+            with open("/proc/self/oom_score_adj") as f:
+                self.oom_score_adj = f.read().strip()
+        except OSError:
+            self.oom_score_adj = "0"
+        self.oom_fd = _open_oom_score_adj()
+        if config.stage_dir:
+            st = os.lstat(config.stage_dir)  # made by the sandbox's owner; only this worker may enter it
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
+                raise OSError(f"the stage folder {config.stage_dir} must be the worker's own, mode 0700")
 
     def _spawn(self, args: list, **kwargs) -> subprocess.Popen:
         """Start ``args`` (behind the configured prefix, as the configured user, in the sandbox's cgroups) in
         a new session (its own process group) with oom_score_adj 1000.
 
-        The score is inherited: the worker raises its own for the spawn and lowers it back (allowed without
-        privileges down to the value it started with), which is about 1 ms faster than a preexec_fn.
+        The score is inherited: the worker raises its own for the spawn and lowers it back, which is about 1 ms
+        faster than a preexec_fn. With CAP_SYS_RESOURCE (docker's worker, root on the host) the raise also
+        sets the floor that the new process inherits, so the agent cannot lower its score again (and make the
+        OOM killer pick the worker's helpers instead).
         """
         config = self.config
         if config.user is not None:
@@ -440,11 +728,11 @@ class Worker:
             kwargs["env"] = config.env
         if self.cgroup_fds:
             kwargs["preexec_fn"] = _join_cgroups(self.cgroup_fds)
-        _set_oom_score_adj("1000")
+        _set_oom_score_adj(self.oom_fd, "1000")
         try:
             return subprocess.Popen(config.prefix + args, start_new_session=True, close_fds=True, **kwargs)
         finally:
-            _set_oom_score_adj("0")
+            _set_oom_score_adj(self.oom_fd, self.oom_score_adj)
 
     def _process_table_full(self) -> bool:
         limit, current = self.config.pids_max_file, self.config.pids_current_file
@@ -677,14 +965,21 @@ class Worker:
         try:
             if settings.get("as_agent"):
                 proc = self._spawn(args, cwd=self.config.cwd, **pipes)
-            else:  # the worker's own uid (root in docker): out of the agent's reach
-                proc = subprocess.Popen(args, cwd=self.config.cwd, env=self.config.env, start_new_session=True,
-                                        close_fds=True, **pipes)
+            else:  # a uid of its own, out of the agent's reach; isolated (-I) from anything the agent wrote
+                ident = {}
+                if settings.get("uid") is not None:
+                    ident = dict(user=int(settings["uid"]), group=int(settings["gid"]), extra_groups=[])
+                proc = subprocess.Popen([args[0], "-I", *args[1:]], cwd="/", env=dict(settings.get("env") or {}),
+                                        start_new_session=True, close_fds=True, **ident, **pipes)
         except OSError:
             return
         self.relay = proc
         listening = threading.Event()
-        threading.Thread(target=self._forward_relay, args=(proc, listening), daemon=True).start()
+        try:
+            threading.Thread(target=self._forward_relay, args=(proc, listening), daemon=True).start()
+        except RuntimeError:  # the process limit is reached (a fork bomb): no endpoint until the next action
+            self._stop_relay()
+            return
         listening.wait(10.0)  # so that the first action finds it; a relay that cannot start ends sooner
 
     def _stop_relay(self) -> None:
@@ -765,6 +1060,44 @@ class Worker:
             f.write(base64.b64decode(data))
         return {"ok": True}
 
+    # -- copies out, for the host (see the stage, pack and unstage requests) ------------------------------------
+    def _copy_op(self, op: str, request: dict) -> dict:
+        if not self.config.stage_dir:
+            raise ValueError("this worker has no stage folder")
+        target = os.path.join(self.config.stage_dir, "out")
+        try:
+            os.unlink(target)
+        except FileNotFoundError:
+            pass
+        if op == "unstage":
+            return {"ok": True}
+        identity = (self.config.fs_uid, self.config.fs_gid)
+        if op == "pack":
+            with os.fdopen(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600), "wb") as out:
+                with filesystem_identity(*identity):
+                    counts = pack_tree(self.config.cwd, str(request["path"]), out, int(request["max_bytes"]),
+                                       int(request["max_files"]))
+            return {"staged": target, "size": os.path.getsize(target), **counts}
+        path, max_bytes = str(request["path"]), int(request["max_bytes"])
+        with filesystem_identity(*identity):
+            fd, why = open_in_workspace(self.config.cwd, path)
+        if why:
+            return {"refused": why}
+        if fd is None:
+            return {"missing": True}
+        try:
+            size = os.fstat(fd).st_size
+            if size > max_bytes:
+                return {"refused": f"{path.rsplit('/', 1)[-1]} is {size} bytes, over the {max_bytes}-byte limit"}
+            out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            try:
+                copy_fd(fd, out, size)
+            finally:
+                os.close(out)
+        finally:
+            os.close(fd)
+        return {"staged": target, "size": size}
+
     def serve(self, inp, out) -> None:
         self.out = out
         requests = queue.Queue()
@@ -783,6 +1116,11 @@ class Worker:
                 return
             if op == "ping":
                 response = {"ok": True}
+            elif op in ("stage", "pack", "unstage"):
+                try:
+                    response = self._copy_op(op, request)
+                except (KeyError, OSError, ValueError, TypeError) as e:
+                    response = {"error": f"{op} failed ({type(e).__name__}: {e})"}
             elif op == "put":
                 try:
                     response = self.put(str(request["path"]), str(request["data"]), int(request.get("mode", 0o644)))
@@ -971,10 +1309,15 @@ def relay(port: int, max_bytes: int) -> None:
             if self.path.split("?")[0].rstrip("/") != "/validate":
                 self._reply(404, {"error": "not found: POST the file to /validate"})
                 return
+            declared = self.headers.get_all("Content-Length") or []
             try:
-                length = int(self.headers.get("Content-Length", ""))
+                length = int(declared[0]) if len(declared) == 1 and declared[0].strip().isdigit() else -1
             except ValueError:
-                self._reply(411, {"error": "send a Content-Length (curl -X POST -F file=@FILE URL does)"})
+                length = -1
+            if length < 0:  # missing, repeated, negative or not a number: never read "until the end"
+                self.close_connection = True
+                self._reply(411, {"error": "send one Content-Length of 0 or more bytes "
+                                           "(curl -X POST -F file=@FILE URL does)"})
                 return
             if length > max_bytes + 65536:
                 self.close_connection = True
@@ -1010,7 +1353,10 @@ def main(argv) -> None:
         return
     raw = json.loads(argv[1]) if len(argv) > 1 and argv[0] == "serve" else {}
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    Worker(Config(raw)).serve(sys.stdin, sys.stdout)
+    config = Config(raw)
+    if config.identity:  # before anything else: from here on nothing of the worker is root
+        drop_privileges(int(config.identity["uid"]), int(config.identity["gid"]), list(config.identity["caps"]))
+    Worker(config).serve(sys.stdin, sys.stdout)
 
 
 if __name__ == "__main__":

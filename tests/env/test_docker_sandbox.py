@@ -13,15 +13,18 @@ import pytest
 
 import mle_env
 from mle_env.errors import PrerequisiteError
-from mle_env.sandbox.docker import LABEL, remove_stale_containers
+from mle_env.sandbox.docker import LABEL, OWNER_PID, remove_stale_containers
 
 pytestmark = pytest.mark.usefixtures("docker_engine")
 
 
-def containers() -> list:
+def containers(owner: int | None = None) -> list:
+    """mle-env containers started by process ``owner`` (default: this test session's), so that other users of
+    the same engine (another checkout's tests, an evaluation) do not count."""
     from mle_env.sandbox.images import docker_client
 
-    return docker_client().containers.list(all=True, filters={"label": LABEL})
+    owner = os.getpid() if owner is None else owner
+    return docker_client().containers.list(all=True, filters={"label": [LABEL, f"{OWNER_PID}={owner}"]})
 
 
 def host_processes(pattern: str, settle_s: float = 10.0) -> int:
@@ -136,12 +139,13 @@ def test_gc_removes_the_container_of_a_killed_process(tiny_prepared: str, home: 
         f"env = mle_env.make({tiny_prepared!r}, sandbox='docker'); env.reset()\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], env=os.environ.copy(), capture_output=True, text=True)
-    assert proc.returncode == -9, proc.stderr
-    orphans = containers()
+    proc = subprocess.Popen([sys.executable, "-c", code], env=os.environ.copy(), stderr=subprocess.PIPE, text=True)
+    _, stderr = proc.communicate()
+    assert proc.returncode == -9, stderr
+    orphans = containers(owner=proc.pid)
     assert len(orphans) == 1
     removed = remove_stale_containers()
-    assert removed == [orphans[0].short_id] and containers() == []
+    assert orphans[0].short_id in removed and containers(owner=proc.pid) == []
 
 
 def test_a_removed_container_is_an_infra_error(env) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+import typing
 from collections.abc import Callable
 from pathlib import Path
 
@@ -424,18 +425,22 @@ class _BreakableSandbox(mle_env.sandbox.Sandbox):
             raise self.copy_error
         return self.files.get(path)
 
-    def copy_tree(self, path: str, max_bytes: int) -> bytes:
+    def copy_tree(self, path: str, max_bytes: int, max_files: int = 10_000) -> typing.IO[bytes]:
         if self.broken and self.copy_error is not None:
             raise self.copy_error
         if self.tree_error is not None:
             raise self.tree_error
-        from mle_env.sandbox.files import TreeArchive
+        import tempfile
 
-        archive = TreeArchive(max_bytes)
-        for name, data in self.files.items():
-            if name.startswith(path + "/"):
-                archive.add(name[len(path) + 1:], data)
-        return archive.finish()
+        from mle_env.sandbox.files import archive_workspace_tree
+
+        with tempfile.TemporaryDirectory() as folder:
+            for name, data in self.files.items():
+                if name.startswith(path + "/"):
+                    target = Path(folder, name)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(data)
+            return archive_workspace_tree(Path(folder), path, max_bytes, max_files)
 
     def python_packages(self) -> dict[str, str]:
         return {}
