@@ -290,8 +290,9 @@ class DockerSandbox(Sandbox):
         if self.container is None or self.worker is None or ".." in Path(path).parts:
             return empty_tree_archive()
         staged = self._stage("pack", path=path, max_bytes=max_bytes, max_files=max_files)
-        # what the worker may add besides the files' bytes: a header (PAX records for long names) per file
-        bound = max_bytes + (max_files + 2) * 12 * 1024
+        # headers count against max_bytes in the worker; the note on what was left out and the tar's end and
+        # padding come on top
+        bound = max_bytes + 64 * 1024
         out = tempfile.TemporaryFile(prefix="mle-env-tree-")
         try:
             with self._fetch(staged, bound) as member:

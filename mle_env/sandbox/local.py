@@ -333,12 +333,17 @@ class LocalSandbox(Sandbox):
         return self.process is not None and self.process.poll() is None
 
     def _init_gone(self) -> Exception:
-        """The sandbox's init died: the agent cannot signal it, so only memory (the kernel's OOM killer
-        within the sandbox's cgroup) or the host can have killed it."""
+        """The sandbox's init died. The agent can neither signal nor trace it (it ignores signals, and the kernel
+        keeps SIGKILL from inside off a namespace's init; it is not dumpable), so: the kernel's OOM killer
+        within the sandbox's cgroup, or bubblewrap killed by a signal, which only the host can send; an init
+        that exited by itself can only have been made to by what runs inside, the agent's doing."""
         if self._oom_kills() > 0:
             return SandboxBroken("the sandbox ran out of memory and the kernel killed its init process, so every "
                                  "process in it is gone")
         code = self.process.returncode if self.process is not None else None
+        if code is not None and code >= 0:
+            return SandboxBroken(f"the sandbox's init process exited (status {code}), which only what runs inside "
+                                 "can have caused, so every process in it is gone")
         return SandboxUnavailable(f"the local sandbox's bubblewrap process ended from outside (exit {code})")
 
     def _oom_kills(self) -> int:

@@ -231,9 +231,9 @@ def copy_fd(source: int, target: int, size: int) -> None:
     while offset < size:
         try:
             start = os.lseek(source, offset, os.SEEK_DATA)
-        except OSError:  # ENXIO: nothing but a hole up to the end
+            end = min(os.lseek(source, start, os.SEEK_HOLE), size)
+        except OSError:  # ENXIO: nothing but a hole up to the end (or the file shrank meanwhile)
             break
-        end = min(os.lseek(source, start, os.SEEK_HOLE), size)
         while start < end:
             try:
                 n = os.copy_file_range(source, target, end - start, start, start)
@@ -248,37 +248,52 @@ def copy_fd(source: int, target: int, size: int) -> None:
 
 
 class PackedTree:
-    """A tar of the regular files under a folder, at most ``max_bytes`` of content and ``max_files`` files,
-    written to ``out`` as it is walked (see :func:`pack_tree`)."""
+    """A tar of the regular files under a folder, at most ``max_bytes`` in all (contents and headers) and
+    ``max_files`` files, written to ``out`` as it is walked (see :func:`pack_tree`). What is left out is
+    described in a last member, TRUNCATED.txt (so the whole archive is at most ``max_bytes`` plus that note
+    and the tar's end blocks)."""
+
+    #: a longer name is left out (a path of 48 KB would cost as much in headers as many files' contents)
+    MAX_NAME = 1024
 
     def __init__(self, out, max_bytes: int, max_files: int) -> None:
         self.tar = tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT)
-        self.left = max(0, int(max_bytes))
+        self.max_bytes = max(0, int(max_bytes))
         self.max_files = max(0, int(max_files))
         self.files = 0
         self.skipped_files = 0
         self.skipped_bytes = 0
+        self.long_names = 0
         self.stopped = ""  # why the walk ended early
+
+    @property
+    def left(self) -> int:
+        return self.max_bytes - self.tar.offset
 
     def add(self, name: str, fd: int, st: os.stat_result) -> None:
         if self.files >= self.max_files:
             self.stopped = f"the walk stopped at the {self.max_files}-file cap"
             return
-        if st.st_size > self.left:  # never read: a huge or sparse file costs nothing
+        if len(name) > self.MAX_NAME:
+            self.long_names += 1
+            return
+        header = 3 * tarfile.BLOCKSIZE + len(name.encode("utf-8", "surrogateescape"))  # PAX record included
+        if st.st_size + header > self.left:  # never read: a huge or sparse file costs nothing
             self.skipped_files += 1
             self.skipped_bytes += st.st_size
             return
         info = tarfile.TarInfo(name)
-        info.size, info.mode, info.mtime = st.st_size, 0o644, st.st_mtime
+        info.size, info.mode, info.mtime = st.st_size, 0o644, int(st.st_mtime)  # whole seconds: no PAX record
         with os.fdopen(os.dup(fd), "rb") as f:
             self.tar.addfile(info, f)
-        self.left -= st.st_size
         self.files += 1
 
     def finish(self) -> dict:
         notes = []
         if self.skipped_files:
             notes.append(f"{self.skipped_files} file(s), {self.skipped_bytes} bytes, were left out: over the size cap")
+        if self.long_names:
+            notes.append(f"{self.long_names} file(s) with paths over {self.MAX_NAME} characters were left out")
         if self.stopped:
             notes.append(self.stopped + "; later files were left out")
         if notes:
@@ -453,6 +468,9 @@ class DiskWatch:
         self.paths = config.disk_paths
         self.exclude = config.disk_exclude
         self.identity = (config.fs_uid, config.fs_gid)
+        self.agent = config.agent
+        self.deleted = 0  # bytes of deleted files the agent holds open, at the last scan
+        self.next_deleted_check = 0.0
         self.last = 0
         self.next_check = 0.0
         self.cost = 0.0  # seconds the last walk took
@@ -470,44 +488,105 @@ class DiskWatch:
         with filesystem_identity(*self.identity):  # no capability to read past permissions: the agent's view
             return self._usage()
 
-    def _reopen(self, folder: str):
-        """A folder the agent made unreadable to itself would hide what it holds: give its owner back read and
-        search permission (the watchdog reads as the agent, who owns it) and list it; None if that fails."""
-        if self.identity[0] is None:
+    def _usage(self) -> int:
+        total, seen = 0, set()
+        excluded, devices = set(), set()
+        for path in self.exclude:
+            try:
+                st = os.stat(path)
+                excluded.add((st.st_dev, st.st_ino))
+            except OSError:
+                pass
+        for root in self.paths:
+            try:
+                fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+                devices.add(os.fstat(fd).st_dev)
+            except OSError:
+                continue
+            total += self._walk(fd, seen, excluded)
+        now = time.monotonic()
+        if now >= self.next_deleted_check:  # a scan of every agent process's descriptors: once a second at most
+            self.deleted = self._deleted_but_open(seen, devices)
+            self.next_deleted_check = now + 1.0
+        return total + self.deleted
+
+    def _walk(self, top: int, seen: set, excluded: set) -> int:
+        """Bytes under the open folder ``top`` (closed here): every entry is reached relative to its open
+        folder without following a link, so no path is too long and no link swapped in is walked; one open
+        folder per level, no recursion."""
+        total = 0
+        stack = [(top, iter(self._names(top)))]
+        while stack:
+            dir_fd, names = stack[-1]
+            name = next(names, None)
+            if name is None:
+                os.close(dir_fd)
+                stack.pop()
+                continue
+            try:
+                st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            except OSError:
+                continue
+            folder = stat.S_ISDIR(st.st_mode)
+            if not folder and st.st_nlink > 1:  # hard links count once
+                if (st.st_dev, st.st_ino) in seen:
+                    continue
+                seen.add((st.st_dev, st.st_ino))
+            # blocks can lag behind the size while writes sit in the page cache; a sparse file counts at its
+            # apparent size (what `du --apparent-size` shows)
+            total += max(st.st_blocks * 512, st.st_size)
+            if folder and (st.st_dev, st.st_ino) not in excluded:
+                sub = self._open_folder(dir_fd, name, st)
+                if sub is not None:
+                    stack.append((sub, iter(self._names(sub))))
+        return total
+
+    @staticmethod
+    def _names(fd: int) -> list:
+        try:
+            return os.listdir(fd)
+        except OSError:
+            return []
+
+    def _open_folder(self, dir_fd: int, name: str, st: os.stat_result):
+        """The folder ``name`` opened (None if it cannot be). One the agent made unreadable to itself would hide
+        what it holds: its owner gets read and search permission back first (the watchdog reads as the
+        agent, who owns it; even through a link swapped in meanwhile only the agent's own files change)."""
+        flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+        try:
+            return os.open(name, flags, dir_fd=dir_fd)
+        except PermissionError:
+            if self.identity[0] is None:
+                return None
+        except OSError:
             return None
-        try:  # as the agent: even through a link swapped in meanwhile, only the agent's own files can change
-            os.chmod(folder, stat.S_IMODE(os.lstat(folder).st_mode) | 0o500)
-            return os.scandir(folder)
+        try:
+            os.chmod(name, stat.S_IMODE(st.st_mode) | 0o500, dir_fd=dir_fd)
+            return os.open(name, flags, dir_fd=dir_fd)
         except OSError:
             return None
 
-    def _usage(self) -> int:
-        total, seen, stack = 0, set(), list(self.paths)
-        while stack:
-            folder = stack.pop()
+    def _deleted_but_open(self, seen: set, devices: set) -> int:
+        """Bytes of files on the watched filesystems that were deleted while the agent's processes hold them
+        open (they take disk space until closed, and no folder walk sees them)."""
+        if not self.agent:
+            return 0
+        total = 0
+        for pid in agent_processes(self.agent, set()):
             try:
-                entries = os.scandir(folder)
-            except PermissionError:
-                entries = self._reopen(folder)
-                if entries is None:
-                    continue
-            except OSError:
+                entries = os.scandir(f"/proc/{pid}/fd")
+            except OSError:  # gone, or not dumpable: not readable to the agent's uid either
                 continue
             with entries:
                 for entry in entries:
                     try:
-                        st = entry.stat(follow_symlinks=False)
+                        st = os.stat(entry.path)
                     except OSError:
                         continue
-                    if st.st_nlink > 1 and not entry.is_dir(follow_symlinks=False):
-                        if (st.st_dev, st.st_ino) in seen:
-                            continue
-                        seen.add((st.st_dev, st.st_ino))
-                    # blocks can lag behind the size while writes sit in the page cache; a sparse file
-                    # counts at its apparent size (what `du --apparent-size` shows)
-                    total += max(st.st_blocks * 512, st.st_size)
-                    if entry.is_dir(follow_symlinks=False) and entry.path not in self.exclude:
-                        stack.append(entry.path)
+                    key = (st.st_dev, st.st_ino)
+                    if stat.S_ISREG(st.st_mode) and st.st_nlink == 0 and st.st_dev in devices and key not in seen:
+                        seen.add(key)
+                        total += max(st.st_blocks * 512, st.st_size)
         return total
 
     def over(self, force: bool = False) -> "int | None":
@@ -697,6 +776,12 @@ class Worker:
             limits["RLIMIT_FSIZE"] = config.disk_limit
         for name, value in limits.items():  # inherited by every program started
             resource.setrlimit(getattr(resource, name), (int(value), int(value)))
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        wanted = 1 << 20 if hard == resource.RLIM_INFINITY else min(hard, 1 << 20)
+        if soft != resource.RLIM_INFINITY and soft < wanted:
+            # the disk walk holds one descriptor per folder level, so a deep tree cannot hide below the limit
+            # (the agent's programs inherit the higher soft limit, within the same hard one)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
         if config.no_new_privs:
             PR_SET_NO_NEW_PRIVS = 38
             if _libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
@@ -1085,15 +1170,18 @@ class Worker:
             return {"refused": why}
         if fd is None:
             return {"missing": True}
+        name = path.rsplit("/", 1)[-1]
         try:
             size = os.fstat(fd).st_size
             if size > max_bytes:
-                return {"refused": f"{path.rsplit('/', 1)[-1]} is {size} bytes, over the {max_bytes}-byte limit"}
+                return {"refused": f"{name} is {size} bytes, over the {max_bytes}-byte limit"}
             out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
             try:
                 copy_fd(fd, out, size)
             finally:
                 os.close(out)
+        except OSError as e:  # the file changed under the copy (the agent's doing): its answer, not a failure
+            return {"refused": f"{name} could not be copied ({e.strerror or e}); stop changing it while it is read"}
         finally:
             os.close(fd)
         return {"staged": target, "size": size}
@@ -1236,6 +1324,9 @@ def repl(cmd_fd: int, res_fd: int) -> None:
 def init() -> None:
     """PID 1 of the local sandbox's namespaces: reaps orphans and never exits, so the namespaces live until
     the host kills it (the kernel does not deliver SIGKILL to a namespace's init from inside it)."""
+    # not dumpable: the agent, whose uid this is, cannot ptrace it into exiting (that would end the sandbox
+    # as if from outside)
+    _libc().prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     signal.signal(signal.SIGCHLD, lambda *_: None)
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)
@@ -1291,6 +1382,8 @@ def relay(port: int, max_bytes: int) -> None:
         raise SystemExit(0)  # the worker is gone
 
     class Handler(BaseHTTPRequestHandler):
+        timeout = 30  # seconds a connection may sit idle: a half-sent request cannot hold the endpoint forever
+
         def _reply(self, status: int, payload: dict) -> None:
             body = json.dumps(payload).encode()
             self.send_response(status)

@@ -1,0 +1,136 @@
+"""Attacks found by reviewing the hardened sandboxes: ways around the disk watchdog (paths too long for it,
+files deleted while held open, a folder swapped for a link while it walks), a submission rewritten while it
+is copied out, a half-sent request holding the validation endpoint, tracing the sandbox's init into exiting
+(which would end the episode as an infrastructure error: a free retry), and vsock sockets, which no network
+namespace covers."""
+
+from __future__ import annotations
+
+import pytest
+from hostile import python, shell, still_works
+
+DEEP_PATH_FILL = r"""
+import os
+os.chdir("code")
+for i in range(18):                      # 18 levels of 250-character names: a path of over 4,500 bytes
+    os.mkdir("d" * 250)
+    os.chdir("d" * 250)
+for i in range(3):
+    with open(f"f{i}", "wb") as f:
+        f.write(b"x" * (19 << 20))
+"""
+
+
+def test_files_below_a_path_too_long_for_a_path_walk_still_count(open_env) -> None:
+    env = open_env(disk="40m")
+    obs, _, terminated, truncated, _ = env.step({"type": "python", "code": DEEP_PATH_FILL, "timeout": 120})
+    assert not (terminated or truncated)
+    assert "disk limit" in obs["message"], obs["message"]
+    still_works(env)
+
+
+HELD_OPEN_FILL = r"""
+import os, subprocess, sys, time
+code = (
+    "import os, time\n"
+    "files = []\n"
+    "for i in range(4):\n"
+    "    f = open(f'/tmp/held{i}', 'wb'); f.write(b'x' * (19 << 20)); f.flush()\n"
+    "    os.unlink(f'/tmp/held{i}'); files.append(f)\n"
+    "time.sleep(600)\n")
+subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
+time.sleep(3)
+"""
+
+
+def test_files_deleted_while_held_open_still_count(open_env) -> None:
+    env = open_env(disk="40m")
+    obs = env.step({"type": "python", "code": HELD_OPEN_FILL, "timeout": 60})[0]
+    if "disk limit" not in obs["message"]:  # the background writer may finish after the cell: look again
+        obs = shell(env, "sleep 3")
+    assert "disk limit" in obs["message"], obs["message"]
+    assert shell(env, "pgrep -f 'held[0]' || echo none")["stdout"].strip() == "none"  # the holder was stopped
+    still_works(env)
+
+
+SWAP_LOOP = r"""
+import ctypes, os, subprocess, sys
+os.makedirs("code/w/x", exist_ok=True)
+os.symlink("/usr", "code/w/y")
+code = (
+    "import ctypes, os\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "d = os.open('code/w', os.O_RDONLY)\n"
+    "for _ in range(2_000_000):\n"
+    "    libc.renameat2(d, b'x', d, b'y', 2)\n")   # RENAME_EXCHANGE: the folder and the link trade places
+subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
+"""
+
+
+def test_a_folder_swapped_for_a_link_does_not_make_the_watchdog_walk_the_link(open_env) -> None:
+    env = open_env(disk="20m")  # /usr is far larger than 20 MiB: walking it would stop the actions
+    python(env, SWAP_LOOP)
+    for _ in range(5):
+        obs = shell(env, "sleep 1.2")
+        assert "disk limit" not in obs["message"], obs["message"]
+    shell(env, "pkill -f renameat2 || true")
+    still_works(env)
+
+
+REWRITE_LOOP = r"""
+import os, subprocess, sys
+code = (
+    "import os\n"
+    "for _ in range(200_000):\n"
+    "    fd = os.open('submission/submission.csv', os.O_WRONLY | os.O_CREAT)\n"
+    "    os.ftruncate(fd, 0)\n"
+    "    for i in range(400):\n"
+    "        os.pwrite(fd, b'x', i * 8192)\n"
+    "    os.close(fd)\n")
+subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
+"""
+
+
+def test_a_submission_rewritten_while_it_is_copied_is_the_agents_result(open_env) -> None:
+    env = open_env()
+    python(env, REWRITE_LOOP)
+    for _ in range(25):
+        obs, _, terminated, truncated, info = env.step({"type": "validate"})
+        assert not (terminated or truncated), (info["status"], obs["message"])
+    obs, _, terminated, _, info = env.step({"type": "submit"})
+    assert terminated and info["status"] == "submitted", (info["status"], obs["message"])
+
+
+HALF_SENT = r"""
+import socket, subprocess, sys
+code = ("import socket, time\n"
+        "s = socket.create_connection(('127.0.0.1', 5000))\n"
+        "s.sendall(b'POST /validate HTTP/1.1\\r\\n')\n"
+        "time.sleep(600)\n")
+subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
+"""
+
+
+def test_a_half_sent_request_holds_the_endpoint_only_for_a_while(open_env) -> None:
+    env = open_env()
+    python(env, HALF_SENT)
+    obs = shell(env, "echo id,target > /tmp/s.csv; curl -s -m 90 -X POST -F file=@/tmp/s.csv "
+                     "http://localhost:5000/validate", timeout=120)
+    assert "Submission" in obs["stdout"], obs
+
+
+def test_the_sandboxs_init_cannot_be_traced_and_the_episode_is_never_an_infra_error(open_env) -> None:
+    env = open_env()
+    obs = python(env, "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+                      "print(libc.ptrace(16, 1, 0, 0), ctypes.get_errno())")  # PTRACE_ATTACH to pid 1
+    assert obs["stdout"].split() == ["-1", "1"], obs  # EPERM
+    obs, _, terminated, truncated, info = env.step({"type": "shell", "code": "kill -9 1; kill -9 -1; true"})
+    assert info["status"] in ("running", "sandbox_broken"), (info["status"], obs["message"])
+
+
+@pytest.mark.parametrize("backend", ["docker"], indirect=True)  # the local sandbox has no seccomp filter (README)
+def test_no_vsock_socket_in_docker(open_env) -> None:
+    env = open_env()
+    obs = python(env, "import socket\ntry:\n    socket.socket(40, socket.SOCK_STREAM); print('opened')\n"
+                      "except OSError as e:\n    print('refused', e.errno)")
+    assert obs["stdout"] == "refused 97\n", obs["stdout"]  # EAFNOSUPPORT
