@@ -50,13 +50,17 @@ Rules of the conversion:
 - ``metadata``: ``competition``, ``competition_version``, ``seed``, ``medal`` (``none`` ... ``gold``, None
   when not graded), ``score``, ``valid``, ``status`` (the footer's: ``submitted``, ``truncated``,
   ``sandbox_broken``, ``infra_error``, or ``reset``/``closed`` for an abandoned episode), ``steps``,
-  ``reward``, ``agent`` (from the run's results.jsonl or config.json, else guessed from the annotations;
-  None when unknown), ``model`` (the LLM, when one answered), ``agent_error``, ``episode_id``, ``source``.
+  ``reward``, ``agent`` (from the run's results.jsonl or config.json, else the reset options that
+  ``mle-env run``/``play`` record, e.g. ``human``, else guessed from the annotations; None when unknown),
+  ``model`` (the LLM, when one answered), ``agent_error``, ``episode_id``, ``source``.
 - Text is written as UTF-8, but control characters (C0, C1, DEL), the line and paragraph separators and
   bidi controls are written as ``\\uXXXX`` escapes (:func:`mle_env.jsonl.print_safe`), so printing the
   file never drives a terminal; lone surrogates become U+FFFD.
 
-Episodes without a single step (abandoned at once) are left out: they hold no assistant turn to learn from.
+Only episodes that ended on their own (``submitted``, ``truncated``, ``sandbox_broken``) are exported unless
+``status`` asks for others: one abandoned (``reset``, ``closed``: an interrupted ``mle-env play``, say) or cut
+short by the infrastructure (``infra_error``) stops in the middle. Episodes without a single step (abandoned
+at once) are left out: they hold no assistant turn to learn from.
 A file that is not a whole trajectory (not JSON in the middle, no header, steps missing or out of order,
 no footer because the episode never ended) is skipped with a one-line warning naming it; the output is
 written to a temporary file beside ``out`` and renamed into place, so it is never half-written.
@@ -83,6 +87,9 @@ from mle_env.trajectory import MEDALS, Episode, TrajectoryError, find_trajectori
 FORMATS = ("openai-chat", "sharegpt")
 #: what a footer's status can be: how the episode ended, or how it was abandoned (``reset``, ``closed``)
 END_STATUSES = ("submitted", "truncated", "sandbox_broken", "infra_error", "reset", "closed")
+#: the statuses exported when none are asked for: episodes that ended on their own (not interrupted by the
+#: infrastructure, a reset or a close), so that training data holds no episode cut off in the middle
+FINISHED_STATUSES = ("submitted", "truncated", "sandbox_broken")
 DEFAULT_OUTPUT_CHARS = 2_000
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _UNRECORDED_FILES = "(the data files were not recorded with this trajectory)"
@@ -200,6 +207,13 @@ def _guess_agent(steps: list[dict[str, Any]]) -> str | None:
     return "baseline" if "profile" in keys else None
 
 
+def _recorded_agent(header: dict[str, Any]) -> str | None:
+    """The agent `mle-env run` and `mle-env play` name in the reset options the header records."""
+    options = header.get("options")
+    agent = options.get("agent") if isinstance(options, dict) else None
+    return agent if isinstance(agent, str) and agent else None
+
+
 def metadata(episode: Episode, agent: str | None = None) -> dict[str, Any]:
     """The ``metadata`` of an exported episode (see the module docstring)."""
     header, footer, grade = episode.header, episode.footer or {}, episode.grade or {}
@@ -208,7 +222,7 @@ def metadata(episode: Episode, agent: str | None = None) -> dict[str, Any]:
         "seed": header.get("seed"), "medal": episode.medal, "score": grade.get("score"),
         "valid": grade.get("valid_submission") if grade else None, "status": episode.status,
         "steps": footer.get("steps", len(episode.steps)), "reward": footer.get("reward"),
-        "agent": agent or _guess_agent(episode.steps), "model": _llm_model(episode.steps),
+        "agent": agent or _recorded_agent(header) or _guess_agent(episode.steps), "model": _llm_model(episode.steps),
         "agent_error": any(isinstance(s.get("policy"), dict) and "agent_error" in s["policy"] for s in episode.steps),
         "episode_id": header.get("episode_id"), "source": str(episode.path),
     }
@@ -325,7 +339,8 @@ def export(
             folder, a trajectory file, or a list of them.
         format: ``openai-chat`` or ``sharegpt`` (see the module docstring).
         min_medal: keep only episodes graded this medal or better (``bronze``, ``silver``, ``gold``).
-        status: keep only episodes whose footer status is this one (or one of these).
+        status: keep only episodes whose footer status is this one (or one of these); default
+            :data:`FINISHED_STATUSES` (abandoned and infrastructure-failed episodes need asking for).
         out: the JSONL file to write (replaced whole, never left half-written); None returns the examples in
             :attr:`ExportResult.examples` instead.
         output_chars: characters kept of each result's stdout and of its stderr.
@@ -337,6 +352,7 @@ def export(
         ExportError: bad arguments, a source that does not exist, or no trajectory under it at all.
     """
     tier, statuses = check_filters(format, min_medal, status)
+    statuses = set(FINISHED_STATUSES) if statuses is None else statuses
     try:
         paths = find_trajectories(source)
     except TrajectoryError as e:
@@ -363,7 +379,7 @@ def export(
                 if warn is not None:
                     warn(path, str(e))
                 continue
-            if not episode.steps or (statuses is not None and episode.status not in statuses) or (
+            if not episode.steps or episode.status not in statuses or (
                     tier is not None and MEDALS.index(episode.medal or "none") < tier):
                 result.filtered += 1
                 continue

@@ -13,11 +13,13 @@ printed through :mod:`mle_env.display_text`: never read as rich markup, never wi
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from mle_env.cli.formatting import format_score, rank_text, thresholds_text
 from mle_env.competition.registry import get_spec, registry
 from mle_env.competition.spec import SPLITS, CompetitionSpec
 from mle_env.display_text import markup_safe, plain_text, terminal_safe
@@ -34,7 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("info", help="show one competition")
     p.add_argument("competition", help="id or alias")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON (every field, with known issues and thresholds)")
     p.set_defaults(func=cmd_info)
 
     p = sub.add_parser("prepare", help="fetch raw data and build public/ and private/")
@@ -47,7 +49,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--raw-zip", type=Path, help="extract raw files from this archive (e.g. Kaggle's <id>.zip)")
     p.add_argument("--leaderboard", help="install this leaderboard CSV, or 'kaggle' to download it")
     p.add_argument("--dry-run", action="store_true", help="say what would be downloaded and how big")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON object per competition: status and message")
     p.set_defaults(func=cmd_prepare)
 
     p = sub.add_parser(
@@ -72,15 +74,32 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--submissions", type=Path, metavar="JSONL", help="grade every pair of this JSONL file")
     p.add_argument("--output", "-o", type=Path, metavar="REPORT",
                    help="with a JSONL: write one GradeReport (JSON) per line here")
-    p.add_argument("--leaderboard", type=Path, help="compare against this leaderboard CSV (one submission only)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--leaderboard", type=Path, metavar="CSV",
+                   help="compare against this leaderboard CSV (one submission only)")
+    p.add_argument("--json", action="store_true", help="print the grade report(s) as JSON")
     p.set_defaults(func=cmd_grade, grade_parser=p)
 
 def console() -> Any:
-    """The console the commands print to (no ``:name:`` emoji codes: printed text stays as written)."""
-    from rich.console import Console
+    """The console the commands print to (no ``:name:`` emoji codes: printed text stays as written). Into a
+    pipe or file, lines are not wrapped at rich's default 80 columns in the middle of a phrase."""
+    return _text_console_class()(emoji=False)
 
-    return Console(emoji=False)
+
+@functools.cache  # built on first use: rich is imported only by the commands that print with it
+def _text_console_class() -> type:
+    from rich.console import Console
+    from rich.text import Text
+
+    class TextConsole(Console):
+        """A console that leaves the lines of text it prints into a pipe or file unwrapped (tables still
+        fit its width): rich would otherwise cut them at 80 columns in the middle of a phrase."""
+
+        def print(self, *objects: Any, soft_wrap: bool | None = None, **kwargs: Any) -> None:
+            if soft_wrap is None and not self.is_terminal and all(isinstance(o, (str, Text)) for o in objects):
+                soft_wrap = True
+            super().print(*objects, soft_wrap=soft_wrap, **kwargs)
+
+    return TextConsole
 
 
 def _table_row(table: Any, *cells: object) -> None:
@@ -118,19 +137,40 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     from rich.table import Table
 
-    table = Table(title=plain_text(f"{len(rows)} competitions" + (f" ({args.split})" if args.split else "")))
+    from mle_env.cli.formatting import fits
+
+    title = plain_text(f"{len(rows)} competitions" + (f" ({args.split})" if args.split else ""))
+    table = Table(title=title)
     table.add_column("id", no_wrap=True)
     for col in ("domain", "split", "metric", "raw size", "prepared", "dev split", "issues"):
         table.add_column(col)
-    for r in rows:
-        arrow = "↓" if r["lower_is_better"] else "↑"
-        size = "" if r["size_gb"] is None else f"{r['size_gb']:g} GB"
-        prepared = "yes" if r["prepared"] else "no"
-        issues = ", ".join(r["issues"])
-        dev = "yes" if r["dev_split"] else "no"
-        _table_row(table, r["id"], r["domain"], r["split"], f"{r['metric']} {arrow}", size, prepared, dev, issues)
-    console().print(table)
+    cells = [_list_cells(r) for r in rows]
+    for row in cells:
+        _table_row(table, row["id"], *(row[k] for k in _LIST_FIELDS))
+    out = console()
+    if fits(out, table):
+        out.print(table)
+    else:  # too narrow for eight columns: one competition per record, every value whole
+        out.print(title, style="bold italic")
+        for row in cells:
+            out.print(plain_text(row["id"], style="bold"))
+            out.print(plain_text("  " + "; ".join(f"{k} {row[k]}" if k not in ("domain", "metric") else row[k]
+                                                 for k in _LIST_FIELDS if row[k])))
     return 0
+
+
+_LIST_FIELDS = ("domain", "split", "metric", "raw size", "prepared", "dev split", "issues")
+
+
+def _list_cells(r: dict[str, Any]) -> dict[str, str]:
+    """The texts `mle-env list` shows of a competition's row (see _row), by column name."""
+    return {
+        "id": r["id"], "domain": r["domain"], "split": r["split"],
+        "metric": f"{r['metric']} {'↓' if r['lower_is_better'] else '↑'}",
+        "raw size": "" if r["size_gb"] is None else f"{r['size_gb']:g} GB",
+        "prepared": "yes" if r["prepared"] else "no", "dev split": "yes" if r["dev_split"] else "no",
+        "issues": ", ".join(r["issues"]),
+    }
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -211,17 +251,26 @@ def cmd_prepare(args: argparse.Namespace) -> int:
         _print_json(results)
     else:
         for r in results:
-            style = {"failed": "red", "prepared": "green"}.get(str(r["status"]), "")
-            # messages hold install hints such as pip install 'mle-env[kaggle]': not rich markup
-            head = markup_safe(f"{r['competition_id']}: {r['status']}")
-            out.print(f"[{style}]{head}[/{style}]" if style else head, markup_safe(str(r["message"])),
-                      sep="  ", soft_wrap=True)
+            out.print(_prepare_line(r), soft_wrap=True)
     failed = [r for r in results if r["status"] == "failed"]
     if args.dry_run and len(results) > 1 and out:
         out.print(_dry_run_total(results), soft_wrap=True)
     if failed and len(results) > 1 and out:
         out.print(f"[red]{len(failed)} of {len(results)} failed[/red]")
     return 1 if failed else 0
+
+
+def _prepare_line(result: dict[str, Any]) -> Any:
+    """One competition's outcome of `mle-env prepare` as a line of plain text: the message alone when it is
+    a sentence naming the competition ("prepared X in 0.5 s from dir"), else "X: status  message"."""
+    status, message = str(result["status"]), str(result["message"])
+    style = {"failed": "red", "prepared": "green"}.get(status, "")
+    if status in ("prepared", "already-prepared") and str(result["competition_id"]) in message:
+        return plain_text(message, style=style)
+    # messages hold install hints such as pip install 'mle-env[kaggle]': never read as rich markup
+    line = plain_text(f"{result['competition_id']}: {status}", style=style)
+    line.append(f"  {terminal_safe(message)}")
+    return line
 
 
 def _dry_run_total(results: list[dict[str, Any]]) -> str:
@@ -339,7 +388,7 @@ def print_batch(reports: list[Any], output: Path | None) -> None:
         table.add_column(col, overflow="fold")
     for r in reports:
         d = r.to_dict()
-        score = "" if d["score"] is None else f"{d['score']:.5f}"
+        score = format_score(d["score"])
         medal = (d["medal"].upper() if d["any_medal"] else "none") if d["gold_threshold"] is not None else ""
         why = d["invalid_reason"] or d["grader_error"] or d["submission_path"]
         _table_row(table, d["competition_id"], d["status"], score, medal, why)
@@ -366,21 +415,17 @@ def print_report(report: Any) -> None:
     table = Table(show_header=False, title=plain_text(f"grade: {d['competition_id']}"))
     _table_row(table, "status", d["status"])
     if d["score"] is not None:
-        _table_row(table, "score", f"{d['score']:.5f} ({'lower' if d['is_lower_better'] else 'higher'} is better)")
+        _table_row(table, "score",
+                   f"{format_score(d['score'])} ({'lower' if d['is_lower_better'] else 'higher'} is better)")
     if d["invalid_reason"]:
         _table_row(table, "invalid", d["invalid_reason"])
     if d["grader_error"]:
         _table_row(table, "grader error", d["grader_error"])
     if d["gold_threshold"] is not None:
         _table_row(table, "medal", d["medal"].upper() if d["any_medal"] else "none")
-        _table_row(
-            table,
-            "thresholds",
-            f"gold {d['gold_threshold']}  silver {d['silver_threshold']}  bronze {d['bronze_threshold']}  "
-            f"median {d['median_threshold']}  ({d['leaderboard_teams']} teams)",
-        )
+        _table_row(table, "thresholds", thresholds_text(d))
         if d["rank"] is not None:
-            _table_row(table, "rank", f"{d['rank']} of {d['leaderboard_teams']}; beats {d['percentile']:.1%}")
+            _table_row(table, "rank", rank_text(d["rank"], d["percentile"], d["leaderboard_teams"]))
     elif d["leaderboard_note"]:
         _table_row(table, "medal", d["leaderboard_note"])
     console().print(table)

@@ -14,6 +14,8 @@ from typing import Any
 from mle_env.cli.competitions import console, print_report
 from mle_env.display_text import markup_safe, terminal_safe
 
+SEED_HELP = "the episode's seed, given to reset and to the agent (default 0)"
+
 
 def add_env_arguments(p: argparse.ArgumentParser) -> None:
     """Environment options shared by run, play and eval (checked by EnvConfig: a bad value is one line)."""
@@ -32,7 +34,9 @@ def add_env_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--artifacts-max-bytes",
                    help="bytes of ./code and ./logs kept per episode, e.g. 200m (default 50m; 0: none)")
     p.add_argument("--image", help="docker sandbox: any image with python3 (default mle-env-agent:cpu)")
-    p.add_argument("--reward", default="medal", choices=REWARD_NAMES)
+    p.add_argument("--reward", default="medal", choices=REWARD_NAMES,
+                   help="the final step's reward: medal (0-3), any_medal or above_median (0/1), percentile (share "
+                        "of teams beaten), dev_improvement (shaped, needs --dev-split); default medal")
     p.add_argument("--dev-split", type=float,
                    help="hide this share of the training rows as a dev set scored by the score_dev action "
                         "(e.g. 0.1; needed by --reward dev_improvement)")
@@ -88,16 +92,20 @@ def agent_options(args: argparse.Namespace) -> dict[str, Any]:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run one episode of an agent and grade it")
     p.add_argument("competition", help="id or alias")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help=SEED_HELP)
     p.add_argument("--no-live", action="store_true", help="print one line per step instead of a live display")
     p.add_argument("--json", action="store_true", help="print the episode result as JSON")
     add_env_arguments(p)
     add_agent_arguments(p)
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("play", help="step through an episode yourself at the terminal")
+    from mle_env.agents.human import HELP as PLAY_COMMANDS
+
+    p = sub.add_parser("play", help="step through an episode yourself at the terminal",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog="At the episode's prompt: " + PLAY_COMMANDS.strip("\n"))
     p.add_argument("competition", help="id or alias")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help=SEED_HELP)
     p.add_argument("--agent", default="human",
                    help="the interactive policy: human, or your own (package.module:Class, path/to/file.py:Class)")
     p.add_argument("-o", "--agent-option", action="append", default=[], metavar="KEY=VALUE",
@@ -193,12 +201,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     options = env_options(args)  # a bad option fails here, before an agent or a sandbox starts
     policy = make_policy(args.agent, **with_episode_seed(args.agent, agent_options(args), args.seed))
     env = make(args.competition, **options)
+    if not args.json and getattr(args, "announce_sandbox", True):  # play's agent says it itself
+        sandbox = env.unwrapped
+        console().print(markup_safe(f"sandbox: {sandbox.sandbox_kind} ({sandbox.sandbox_reason})"), soft_wrap=True)
     try:
+        # the trajectory's header records the reset options: that is how an export names the agent (human too)
+        reset_options = {"agent": args.agent}
         if args.json or args.no_live or args.agent == "human":
-            result = run_episode(env, policy, seed=args.seed, on_step=None if args.json else _print_step)
+            result = run_episode(env, policy, seed=args.seed, on_step=None if args.json else _print_step,
+                                 options=reset_options)
         else:
             with LiveDisplay(f"{args.agent} on {env.unwrapped.competition.id}", policy) as live:
-                result = run_episode(env, policy, seed=args.seed, on_step=live.update)
+                result = run_episode(env, policy, seed=args.seed, on_step=live.update, options=reset_options)
     finally:
         env.close()
     if args.json:
@@ -215,5 +229,5 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    args.json, args.no_live = False, True
+    args.json, args.no_live, args.announce_sandbox = False, True, False
     return cmd_run(args)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from mle_env.cli.competitions import console
@@ -32,7 +33,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("report", help="rebuild summary.json, tables and plots from a run's results.jsonl")
-    p.add_argument("out", type=Path)
+    p.add_argument("out", type=Path, metavar="RUN_DIR",
+                   help="the run directory of `mle-env eval` (its --out): the folder holding results.jsonl")
     p.add_argument("--json", action="store_true", help="print summary.json instead of tables")
     p.set_defaults(func=cmd_report)
 
@@ -42,7 +44,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     from mle_env.competition.registry import select_competitions
     from mle_env.evaluation import EvalConfig, evaluate
-    from mle_env.evaluation.runner import episodes_to_run
+    from mle_env.evaluation.results import check_comparable
+    from mle_env.evaluation.runner import check_config, episodes_to_run
 
     config = EvalConfig(
         agent=args.agent, agent_options=agent_options(args), competitions=select_competitions(args.competitions),
@@ -51,6 +54,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         cpus_per_episode=args.cpus_per_episode, gpus_per_episode=args.gpus_per_episode, data_dir=args.data_dir,
         max_infra_retries=args.max_infra_retries, inject_infra_failures=args.inject_infra_failure,
     )
+    check_config(config)  # a bad option or another agent's --out is refused before any count is printed
+    check_comparable(config.out, config.to_json())
     out = console()
     todo = len(episodes_to_run(config))
     total = len(config.competitions) * config.seeds
@@ -86,13 +91,17 @@ def show_report(path: Path, as_json: bool) -> int:
     if as_json:
         print(json.dumps(summary, indent=2, default=str))
     else:
-        render(summary, console())
-        console().print(markup_safe(f"summary: {Path(path) / 'summary.json'}; plot: {Path(path) / 'pass_at_k.png'}"))
+        out = console()
+        render(summary, out)
+        plot = summary.get("plot") or {}
+        where = f"plot: {plot['path']}" if plot.get("path") else plot.get("note") or "no plot"
+        out.print(markup_safe(f"summary: {Path(path) / 'summary.json'}; {where}"))
     return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     if not (args.out / "results.jsonl").is_file():
-        print(terminal_safe(f"error: {args.out} has no results.jsonl"))
+        print(terminal_safe(f"error: {args.out} has no results.jsonl: pass the --out folder of `mle-env eval`"),
+              file=sys.stderr)
         return 2
     return show_report(args.out, args.json)

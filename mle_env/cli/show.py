@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from mle_env.cli.formatting import format_score, rank_text, thresholds_text
 from mle_env.display_text import plain_text, terminal_safe
 
 DEFAULT_LINES = 12
@@ -23,7 +24,8 @@ LINE_WIDTH = 200
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("show", help="print an episode (a trajectory or an episode's folder) as a timeline")
-    p.add_argument("path", type=Path, help="a trajectory .jsonl or an episode's folder")
+    p.add_argument("path", type=Path, help="a trajectory .jsonl or an episode's folder (given the folder of "
+                                           "`mle-env eval --out`, lists its episodes and their trajectories)")
     p.add_argument("--lines", type=int, default=DEFAULT_LINES,
                    help=f"lines kept of each output and action (first and last; default {DEFAULT_LINES})")
     p.add_argument("--full", action="store_true", help="print outputs and actions whole")
@@ -138,17 +140,16 @@ def _grade_rows(grade: dict[str, Any]) -> list[tuple[str, str]]:
     rows = [("status", str(grade.get("status")))]
     if grade.get("score") is not None:
         direction = "lower" if grade.get("is_lower_better") else "higher"
-        rows.append(("score", f"{grade['score']:.5f} ({direction} is better)"))
+        rows.append(("score", f"{format_score(grade['score'])} ({direction} is better)"))
     for key, label in (("invalid_reason", "invalid"), ("grader_error", "grader error")):
         if grade.get(key):
             rows.append((label, str(grade[key])))
     if grade.get("gold_threshold") is not None:
         rows.append(("medal", str(grade.get("medal") or "none").upper() if grade.get("any_medal") else "none"))
-        rows.append(("thresholds", f"gold {grade['gold_threshold']}  silver {grade.get('silver_threshold')}  "
-                                   f"bronze {grade.get('bronze_threshold')}  median {grade.get('median_threshold')}"))
-        if grade.get("rank") is not None and isinstance(grade.get("percentile"), (int, float)):
-            rows.append(("rank", f"{grade['rank']} of {grade.get('leaderboard_teams')}; "
-                                 f"beats {grade['percentile']:.1%}"))
+        rows.append(("thresholds", thresholds_text(grade)))
+        if (isinstance(grade.get("rank"), int) and isinstance(grade.get("percentile"), (int, float))
+                and isinstance(grade.get("leaderboard_teams"), int)):
+            rows.append(("rank", rank_text(grade["rank"], grade["percentile"], grade["leaderboard_teams"])))
     elif grade.get("leaderboard_note"):
         rows.append(("medal", str(grade["leaderboard_note"])))
     return rows
@@ -223,19 +224,60 @@ def render(records: list[dict[str, Any]], *, lines: int | None = DEFAULT_LINES, 
     return out
 
 
+RESULTS_NAME = "results.jsonl"  # what `mle-env eval` writes in its --out folder (mle_env.evaluation.results)
+
+
+def run_results(path: Path) -> Path | None:
+    """The results.jsonl of an evaluation's run folder when ``path`` is that folder (or that file), else
+    None. An episode's folder, which holds a trajectory, is never taken for a run folder."""
+    from mle_env.recording import TRAJECTORY_NAME
+
+    if path.is_dir() and (path / RESULTS_NAME).is_file() and not (path / TRAJECTORY_NAME).is_file():
+        return path / RESULTS_NAME
+    if path.is_file() and path.name == RESULTS_NAME:
+        return path
+    return None
+
+
+def render_run(results: Path) -> list[Any]:
+    """A run folder as what to pass instead: one line per recorded episode attempt (how it ended, its
+    medal and score, its trajectory), every string terminal_safe and printed as plain text."""
+    from mle_env.jsonl import read_jsonl
+
+    records = [r for r in read_jsonl(results) if isinstance(r, dict)]
+    folder = results.parent
+    out = [plain_text(f"{folder} is the run folder of `mle-env eval` ({len(records)} episode attempts in "
+                      f"{RESULTS_NAME}): show one episode with `mle-env show TRAJECTORY` below, or see the "
+                      f"tables with `mle-env report {folder}`", style="bold")]
+    for r in records:
+        grade = r.get("grade") if isinstance(r.get("grade"), dict) else {}
+        medal = grade.get("medal") or ("" if not grade else "none")
+        score = format_score(grade["score"]) if isinstance(grade.get("score"), (int, float)) else ""
+        ended = " ".join(str(x) for x in (r.get("status"), medal, score) if x)
+        out.append(plain_text(f"{r.get('competition_id', '?')} seed {r.get('seed', '?')} (attempt "
+                              f"{r.get('attempt', 0)}): {ended}"))
+        if r.get("trajectory"):
+            out.append(plain_text(f"  {r['trajectory']}", style="dim"))
+    return out
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from mle_env.errors import MleEnvError
     from mle_env.recording import find_trajectory, read_trajectory
 
+    results = run_results(args.path)
+    if results is not None:
+        Console(width=args.width, highlight=False, emoji=False).print(*render_run(results), sep="\n")
+        return 0
     try:
         path = find_trajectory(args.path)
     except FileNotFoundError as e:
         raise MleEnvError(str(e)) from None
     records = read_trajectory(path)
-    if not records:
-        raise MleEnvError(f"{path} holds no trajectory records")
+    if not any(r.get("type") in ("header", "step", "footer") for r in records):
+        raise MleEnvError(f"{path} holds no trajectory records: pass an episode's trajectory.jsonl or its folder")
     if args.lines < 1:
         raise MleEnvError(f"--lines must be at least 1; got {args.lines}")
     console = Console(width=args.width, highlight=False, emoji=False)

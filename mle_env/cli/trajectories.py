@@ -25,7 +25,7 @@ ACTION_WIDTH = 50
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     from mle_env.config import SANDBOXES
-    from mle_env.export import DEFAULT_OUTPUT_CHARS, END_STATUSES, FORMATS
+    from mle_env.export import DEFAULT_OUTPUT_CHARS, END_STATUSES, FINISHED_STATUSES, FORMATS
     from mle_env.trajectory import MEDALS
 
     p = sub.add_parser("export", help="write finished episodes as chat-format training data (JSONL)")
@@ -36,7 +36,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="openai-chat (messages with tool calls) or sharegpt (conversations); default openai-chat")
     p.add_argument("--min-medal", choices=MEDALS[1:], help="keep episodes graded this medal or better")
     p.add_argument("--status", action="append", choices=END_STATUSES, metavar="STATUS",
-                   help=f"keep episodes that ended so ({', '.join(END_STATUSES)}); repeat for several")
+                   help=f"keep episodes that ended so ({', '.join(END_STATUSES)}); repeat for several "
+                        f"(default: those that ended on their own: {', '.join(FINISHED_STATUSES)})")
     p.add_argument("--output-chars", type=int, default=DEFAULT_OUTPUT_CHARS,
                    help=f"characters kept of each result's stdout and stderr (default {DEFAULT_OUTPUT_CHARS})")
     p.add_argument("--out", type=Path, help="the JSONL file to write (default: standard output)")

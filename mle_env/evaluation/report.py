@@ -1,9 +1,12 @@
 """Reports of an evaluation, rebuilt from results.jsonl and config.json alone (``mle-env report DIR``).
 
-Writes ``summary.json`` (the headline, how every scheduled episode ended, per competition, pass@k per
-tier, the leaderboard numbers, infrastructure errors) and ``pass_at_k.png`` (pass@k against k, one line
-per tier), and renders rich tables. Every scheduled episode is in every denominator: those that failed
-for infrastructure reasons after the retries, or have not run, count as no medal and are shown apart.
+Writes ``summary.json`` (the headline, how every scheduled episode ended, per competition, pass@k per tier,
+the leaderboard numbers, infrastructure errors, and ``plot``: the plot's path, or why there is none) and
+``pass_at_k.png`` (pass@k against k, one line per tier; needs matplotlib, the ``plots`` extra), and renders
+rich tables that stay readable at 80 columns. Tiers are named as in
+:data:`~mle_env.evaluation.stats.TIER_LABELS` everywhere ("silver or better", not "silver"). Every scheduled
+episode is in every denominator: those that failed for infrastructure reasons after the retries, or have not
+run, count as no medal and are shown apart.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Any
 from mle_env.evaluation.results import read_config, read_results
 from mle_env.evaluation.stats import (
     NO_GRADE,
+    TIER_LABELS,
     TIERS,
     count_outcomes,
     episodes,
@@ -56,9 +60,26 @@ def summarize(out: Path) -> dict[str, Any]:
                           "episode_finished": (r["competition_id"], int(r["seed"])) in finished} for r in infra],
     }
     summary["headline"] = headline(summary)
+    summary["plot"] = plot_or_reason(summary, out / "pass_at_k.png")
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
-    plot(summary, out / "pass_at_k.png")
     return summary
+
+
+#: what to install for the pass@k plot (pyproject.toml's ``plots`` extra)
+PLOTS_HINT = "pip install 'mle-env[plots]'"
+
+
+def plot_or_reason(summary: dict[str, Any], path: Path) -> dict[str, str | None]:
+    """Draw the pass@k plot at ``path``; returns ``{"path": ..., "note": None}``, or ``{"path": None,
+    "note": why not}`` (no matplotlib, or nothing to plot) so that no report names a file it did not write."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return {"path": None, "note": f"no pass@k plot: it needs matplotlib ({PLOTS_HINT})"}
+    written = plot(summary, path)
+    if written is None:
+        return {"path": None, "note": "no pass@k plot: no episode has a grade yet"}
+    return {"path": str(written), "note": None}
 
 
 def headline(summary: dict[str, Any]) -> str:
@@ -71,8 +92,9 @@ def headline(summary: dict[str, Any]) -> str:
     else:
         shape = f"{e['competitions']} competitions x {seeds} seeds"
     retries = e.get("max_infra_retries")
+    failed_after = f" after {retries} retries" if retries and e["infra_error"] else ""  # only when retried
     parts = [f"{e['ok']} ok", f"{e['sandbox_broken']} sandbox_broken", f"{e['agent_error']} agent_error",
-             f"{e['infra_error']} infra_error" + (f" after {retries} retries" if retries is not None else "")]
+             f"{e['infra_error']} infra_error{failed_after}"]
     if e["not_run"]:
         parts.append(f"{e['not_run']} not run")
     text = f"{agent + ': ' if agent else ''}{shape} = {e['scheduled']} episodes scheduled: {', '.join(parts)}"
@@ -94,16 +116,18 @@ def plot(summary: dict[str, Any], path: Path) -> Path | None:
     if not any(curves[t] for t in TIERS):
         return None
     fig, ax = plt.subplots(figsize=(6, 4))
-    labels = {"any_medal": "any medal", "gold": "gold", "silver": "silver or better", "above_median": "above median"}
     ks: set[int] = set()
     for n, tier in enumerate(TIERS):
         points = [(int(k), v["mean"]) for k, v in curves[tier].items() if v["mean"] is not None]
         if points:
             ks.update(p[0] for p in points)
-            ax.plot([p[0] for p in points], [100 * p[1] for p in points], marker="o", markersize=8 - 1.5 * n,
-                    label=labels[tier])
+            # equal curves (all at 100 %, say) would hide each other: each tier is shifted a little along k,
+            # which is whole, and has its own marker and dash, so every one stays visible at its true value
+            shift = (n - (len(TIERS) - 1) / 2) * 0.06
+            ax.plot([p[0] + shift for p in points], [100 * p[1] for p in points], marker=_MARKERS[n],
+                    linestyle=_DASHES[n], markersize=6, label=TIER_LABELS[tier])
     ax.set_xticks(sorted(ks))
-    ax.set_xlabel("k (episodes per competition)")
+    ax.set_xlabel("k (episodes per competition; tiers drawn side by side)")
     ax.set_ylabel("pass@k (%), mean over competitions")
     ax.set_ylim(-3, 103)
     ax.grid(alpha=0.3)
@@ -116,22 +140,26 @@ def plot(summary: dict[str, Any], path: Path) -> Path | None:
     return path
 
 
+_MARKERS = ("o", "s", "^", "D")
+_DASHES = ("-", "--", "-.", ":")
+
+
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
 def render(summary: dict[str, Any], console: Any) -> None:
-    """Rich tables: MLE-bench's leaderboard format, pass@k per tier, and one row per competition."""
+    """Rich tables: MLE-bench's leaderboard format, pass@k per tier, and one row per competition. Each fits
+    80 columns: short cells that wrap at spaces, and the rare counts of failures in one column."""
     from rich.markup import escape
-    from rich.table import Table
 
-    from mle_env.display_text import markup_safe
 
     console.print(f"[bold]{escape(summary.get('headline') or headline(summary))}[/bold]")
-    lb = Table(title="Medals per seed (MLE-bench's leaderboard format): mean ± SEM over seeds")
+    one_seed = False
+    lb = _table("Medals per seed (MLE-bench's leaderboard format): mean ± SEM over seeds")
     lb.add_column("split")
     for tier in TIERS:
-        lb.add_column(tier.replace("_", " "))
+        lb.add_column(TIER_LABELS[tier])
     lb.add_column("competitions")
     splits = summary["leaderboard"]["any_medal"]
     for split in sorted(splits, key=lambda s: (s == "all", s)):
@@ -139,11 +167,14 @@ def render(summary: dict[str, Any], console: Any) -> None:
         for tier in TIERS:
             row = summary["leaderboard"][tier][split]
             mean = "n/a" if row["mean"] is None else f"{row['mean']:.1f}%"
-            cells.append(mean + (f" ± {row['sem']:.1f}" if row["sem"] is not None else " (1 seed, no SEM)"))
-        lb.add_row(split, *cells, str(splits[split]["competitions"]))
+            one_seed = one_seed or row["sem"] is None
+            cells.append(mean + (f" ± {row['sem']:.1f}" if row["sem"] is not None else ""))
+        lb.add_row(escape(split), *cells, str(splits[split]["competitions"]))
+    if one_seed:
+        lb.caption = "no ± SEM: one seed"
     console.print(lb)
 
-    pk = Table(title="pass@k, mean over competitions (every scheduled episode counts; n/a: fewer than k)")
+    pk = _table("pass@k, mean over competitions (every scheduled episode counts; n/a: fewer than k)")
     pk.add_column("tier")
     ks = sorted({int(k) for tier in TIERS for k in summary["pass_at_k"][tier]})
     for k in ks:
@@ -156,20 +187,10 @@ def render(summary: dict[str, Any], console: Any) -> None:
             if v.get("undefined"):
                 cell += f" ({v['undefined']} n/a)"
             cells.append(cell)
-        pk.add_row(tier.replace("_", " "), *cells)
+        pk.add_row(TIER_LABELS[tier], *cells)
     console.print(pk)
 
-    comp = Table(title="Per competition (n: scheduled episodes)")
-    for col in ("competition", "split", "n", "any medal", "gold", "above median", "best score", "agent errors",
-                "sandbox broken", "infra errors", "not run"):
-        comp.add_column(col)
-    for cid, row in summary["per_competition"].items():
-        best = row["best_score"]
-        comp.add_row(markup_safe(cid), str(row["split"]), str(row["n"]), f"{row['any_medal']['successes']}/{row['n']}",
-                     f"{row['gold']['successes']}/{row['n']}", f"{row['above_median']['successes']}/{row['n']}",
-                     "" if best is None else f"{best:.5g}", str(row["agent_errors"]), str(row.get("sandbox_broken", 0)),
-                     str(row.get("infra_errors", 0)), str(row.get("not_run", 0)))
-    console.print(comp)
+    _print_per_competition(summary["per_competition"], console)
     e = summary["episodes"]
     if summary["infra_errors"]:
         console.print(f"[yellow]{e['infra_error_attempts']} attempt(s) failed for infrastructure reasons: "
@@ -178,3 +199,54 @@ def render(summary: dict[str, Any], console: Any) -> None:
     if e["not_run"]:
         console.print(f"[yellow]{e['not_run']} scheduled episode(s) have not run (the run was interrupted?): they "
                       "count as no medal; rerun the same command to run them[/yellow]")
+
+
+_COMPETITION_TIERS = ("any_medal", "gold", "above_median")
+
+
+def _print_per_competition(table: dict[str, dict[str, Any]], console: Any) -> None:
+    """One row per competition; at a width too narrow for that, one line per competition."""
+    from rich.markup import escape
+
+    from mle_env.cli.formatting import fits, format_score
+
+    title = "Per competition (n: scheduled episodes; x/n: episodes reaching the tier)"
+    comp = _table(title)
+    comp.add_column("competition", no_wrap=True)  # other columns wrap first
+    comp.add_column("split")
+    comp.add_column("n", justify="right")
+    for tier in _COMPETITION_TIERS:
+        comp.add_column(TIER_LABELS[tier], justify="right")
+    comp.add_column("best score", justify="right")
+    comp.add_column("failures", overflow="fold")
+    for cid, row in table.items():
+        n = row["n"]
+        comp.add_row(escape(cid), escape(str(row["split"])), str(n),
+                     *(f"{row[tier]['successes']}/{n}" for tier in _COMPETITION_TIERS),
+                     format_score(row["best_score"]), _problems(row))
+    if fits(console, comp, whole=table):  # a folded id is as unreadable as a cut one
+        console.print(comp)
+        return
+    console.print(f"[italic]{escape(title)}[/italic]")
+    for cid, row in table.items():
+        n = row["n"]
+        tiers = ", ".join(f"{TIER_LABELS[tier]} {row[tier]['successes']}/{n}" for tier in _COMPETITION_TIERS)
+        best = f", best score {format_score(row['best_score'])}" if row["best_score"] is not None else ""
+        problems = f"; {_problems(row)}" if _problems(row) else ""
+        console.print(f"[bold]{escape(cid)}[/bold] {escape(str(row['split']))}, n {n}: {tiers}{best}{problems}")
+
+
+def _table(title: str) -> Any:
+    """A table of light borders whose adjacent cell paddings share one space (room for 8 columns in 80)."""
+    from rich import box
+    from rich.table import Table
+
+    return Table(title=title, box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
+
+
+def _problems(row: dict[str, Any]) -> str:
+    """The competition's episodes that ended badly, as "1 agent error, 2 infra errors" ("" when none)."""
+    counts = {"agent error": row["agent_errors"], "sandbox broken": row.get("sandbox_broken", 0),
+              "infra error": row.get("infra_errors", 0), "not run": row.get("not_run", 0)}
+    return ", ".join(f"{n} {what}" + ("s" if n > 1 and what.endswith("error") else "")
+                     for what, n in counts.items() if n)

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 TIERS = ("any_medal", "gold", "silver", "above_median")
+#: how reports, tables and plots name each tier (one vocabulary: the tiers are cumulative)
+TIER_LABELS = {"any_medal": "any medal", "gold": "gold", "silver": "silver or better", "above_median": "above median"}
 
 
 def pass_at_k(n: int, c: int, k: int) -> float | None:

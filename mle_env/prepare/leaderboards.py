@@ -51,7 +51,7 @@ def _install_from_kaggle(spec: CompetitionSpec, target: Path) -> Path:
     import pandas as pd
 
     slug = spec.leaderboard.kaggle_competition or spec.id
-    api = kaggle_api()
+    api = kaggle_api(slug)
     with tempfile.TemporaryDirectory() as tmp:
         try:
             api.competition_leaderboard_download(slug, tmp)

@@ -62,15 +62,57 @@ class PrepareResult:
         return dict(self.__dict__)
 
 
+LOCK = ".lock"
+
+
 @contextlib.contextmanager
 def locked(root: Path) -> Iterator[None]:
-    root.mkdir(parents=True, exist_ok=True)
-    with open(root / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    """Hold ``root/.lock`` exclusively (made with ``root`` when missing). On the way out, a ``root`` that
+    holds nothing but the lock and empty folders (a prepare that failed before fetching anything) is removed,
+    so that a failure leaves no trace in the cache; a prepare waiting on the removed lock file locks anew."""
+    while True:
+        root.mkdir(parents=True, exist_ok=True)
         try:
-            yield
+            lock = open(root / LOCK, "a")
+        except FileNotFoundError:  # root removed between mkdir and open by a failed prepare: again
+            continue
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if _is_current(lock, root / LOCK):
+            break
+        lock.close()  # this lock file was removed (with its folder) while we waited for it
+    try:
+        yield
+    finally:
+        try:
+            _remove_if_empty(root)
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+            lock.close()
+
+
+def _is_current(lock: object, path: Path) -> bool:
+    """Whether the open lock file is still the one at ``path`` (not removed, nor replaced)."""
+    try:
+        now = path.stat()
+    except FileNotFoundError:
+        return False
+    held = os.fstat(lock.fileno())  # type: ignore[attr-defined]
+    return (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino)
+
+
+def _remove_if_empty(root: Path) -> None:
+    """Remove ``root`` when it holds only the lock file and empty folders (called with the lock held);
+    otherwise leave everything as it is."""
+    entries = list(root.iterdir())
+    folders = [e for e in entries if e.is_dir() and not e.is_symlink()]
+    if any(e.name != LOCK and e not in folders for e in entries) or any(any(f.iterdir()) for f in folders):
+        return
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+    (root / LOCK).unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        root.rmdir()
 
 
 def prepare(
@@ -227,7 +269,8 @@ def _fetch(
         raise PrepareError(manual[0].instructions())
     raise PrepareError(
         f"no source could provide the raw files of {spec.id}: " + "; ".join(reasons)
-        + f". If you have them, run `mle-env prepare {spec.id} --raw-dir FOLDER` (or --raw-zip ARCHIVE)"
+        + f". Or, with the raw files already here (MLE-bench's raw/ folder, Kaggle's zip), run "
+          f"`mle-env prepare {spec.id} --raw-dir FOLDER` (or --raw-zip ARCHIVE)"
     )
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from mle_env.competition.spec import CompetitionSpec, SourceSpec
-from mle_env.errors import ChecksumMismatch, PrepareError, PrerequisiteError, SourceUnavailable
+from mle_env.errors import ChecksumMismatch, PrepareError, SourceUnavailable
 from mle_env.paths import sha256_file
 from mle_env.units import format_bytes
 
@@ -193,24 +193,46 @@ def kaggle_credentials_hint() -> str | None:
     )
 
 
-def kaggle_api() -> Any:
+def kaggle_setup_problems() -> list[str]:
+    """What keeps the kaggle source from working here, every problem at once ([] when nothing does): the
+    ``kaggle`` package (looked for without importing it: its import talks to Kaggle) and the credentials."""
+    import importlib.util
+
+    problems = []
+    if importlib.util.find_spec("kaggle") is None:
+        problems.append("the kaggle package is not installed: pip install 'mle-env[kaggle]'")
+    hint = kaggle_credentials_hint()
+    if hint:
+        problems.append(hint)
+    return problems
+
+
+def kaggle_rules_hint(slug: str) -> str:
+    """The rules a Kaggle account must accept before it may download ``slug``'s files."""
+    return (f"accept the rules at https://www.kaggle.com/competitions/{slug}/rules with the account whose "
+            "credentials you use")
+
+
+def kaggle_api(slug: str | None = None) -> Any:
     """An authenticated ``kaggle`` API client.
 
     Raises:
-        SourceUnavailable: no credentials are configured (the message names them).
-        PrerequisiteError: the ``kaggle`` package is not installed.
+        SourceUnavailable: the ``kaggle`` package is missing or does not import, or no credentials are
+            configured: one message naming every problem, and (given ``slug``) the rules to accept.
     """
-    hint = kaggle_credentials_hint()
-    if hint:
-        raise SourceUnavailable(hint)
-    try:
-        from kaggle.api.kaggle_api_extended import KaggleApi
-    except ImportError as e:
-        raise PrerequisiteError(
-            f"the kaggle source needs the kaggle package, which cannot be imported here ({type(e).__name__}: {e}): "
-            "pip install 'mle-env[kaggle]'"
-        ) from e
-    api = KaggleApi()
+    problems = kaggle_setup_problems()
+    api = None
+    if not problems:
+        try:
+            from kaggle.api.kaggle_api_extended import KaggleApi
+
+            api = KaggleApi()
+        except ImportError as e:  # installed but broken, e.g. a dependency it does not declare
+            problems.append(f"the kaggle package cannot be imported here ({type(e).__name__}: {e}): "
+                            "pip install 'mle-env[kaggle]'")
+    if problems:
+        rules = [kaggle_rules_hint(slug)] if slug else []
+        raise SourceUnavailable("; ".join(problems + rules))
     try:
         api.authenticate()
     except Exception as e:  # noqa: BLE001 - the client raises bare exceptions for bad credentials
@@ -247,7 +269,7 @@ class KaggleSource(Source):
         return f"kaggle: competition '{self.slug}' ({format_bytes(self.size_bytes)})"
 
     def fetch(self, raw: Path) -> Path:
-        api = kaggle_api()
+        api = kaggle_api(self.slug)
         raw.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=raw.parent, prefix=".kaggle-") as tmp:
             try:
