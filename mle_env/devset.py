@@ -57,6 +57,7 @@ class DevScorer:
     def __init__(self, spec: CompetitionSpec, grader: Grader, fraction: float, shaping: bool) -> None:
         self.spec, self.fraction, self.shaping = spec, fraction, shaping
         self.grader = Grader(spec, ensure_dev_split(spec, grader.paths, grader.manifest, fraction))
+        self.grader.lock = grader.lock  # one check of the agent's files at a time per episode, dev or test
         self.public: Path = self.grader.paths.public
         self.rows: dict[str, int] = dict(self.grader.manifest["dev"]["rows"])
         self.train_file: str = self.grader.manifest["dev"]["train_file"]
@@ -87,7 +88,7 @@ class DevScorer:
         if isinstance(copied, str):
             return dict(action="score_dev", exit_code=1, message=f"{path} cannot be scored: {copied}"), 0.0
         try:
-            value = self.grader.score(self.grader.check(copied))
+            value = self.grader.evaluate(copied)  # the agent's file: parsed in a bounded child
         except InvalidSubmission as e:
             reason = e.reason.replace("test set", "dev set").replace("test id", "dev id")  # the validator's words
             return dict(action="score_dev", exit_code=1, message=f"{path} is not a valid dev prediction: "

@@ -3,6 +3,12 @@
 This runs on the host, never inside a sandbox: it reads the private answers. ``grade`` never raises for
 anything the submission does wrong; it raises only for the caller's mistakes (unknown competition,
 unprepared data, an unreadable leaderboard the caller named explicitly).
+
+A submission is untrusted, so :meth:`Grader.evaluate` (behind ``validate`` and ``grade``) bounds what one
+costs the host: the checks that need no parsing (size, header width) run here, then parsing, alignment and
+the metric run in a forked child under a memory and a time limit (:mod:`mle_env.grading.bounded`); a child
+that exceeds them makes the submission invalid, with a one-line reason. One evaluation runs at a time per
+grader (:attr:`Grader.lock`).
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ import functools
 import importlib.util
 import io
 import math
+import threading
 from pathlib import Path
 
 import pandas as pd
@@ -18,6 +25,7 @@ import pandas as pd
 from mle_env.competition.registry import get_spec
 from mle_env.competition.spec import CompetitionSpec
 from mle_env.errors import GraderError, PrepareError
+from mle_env.grading.bounded import ChildFailed, LimitExceeded, Limits, run_bounded
 from mle_env.grading.leaderboard import find_leaderboard, missing_leaderboard_note, read_leaderboard
 from mle_env.grading.medals import (
     Medal,
@@ -33,6 +41,7 @@ from mle_env.grading.validation import (
     AlignedSubmission,
     InvalidSubmission,
     check_answers,
+    check_file,
     read_answers,
     size_limit,
     target_columns,
@@ -72,6 +81,11 @@ class Grader:
             what = f"the answers (private/{spec.submission.answers}) cannot be used: {first}"
             raise self.paths.damaged(what) from None
         self.max_bytes = size_limit(answers_path)
+        #: what one evaluation of a submission may cost (memory and time of its child), see ``evaluate``
+        self.limits = Limits.from_env()
+        #: held while a submission is evaluated: one at a time per grader, so per episode and its forks
+        self.lock = threading.Lock()
+        self._warm = False
         #: the header a submission should have (the sample submission's, else id + targets)
         self.header = list(sample.columns) if sample is not None else [*spec.submission.id_columns, *self.targets]
         self.metric = load_metric(spec)
@@ -82,8 +96,51 @@ class Grader:
         )
 
     def check(self, submission: Path) -> AlignedSubmission:
-        """Validate only; raises InvalidSubmission with the reason."""
+        """Validate only, in this process and unbounded (for trusted files; an agent's goes through
+        :meth:`evaluate`); raises InvalidSubmission with the reason."""
         return validate_submission(Path(submission), self.spec.submission, self.answers, self.targets, self.max_bytes)
+
+    def evaluate(self, submission: Path) -> float:
+        """``score(check(submission))`` for an untrusted file, at a bounded cost to the host.
+
+        The checks that read at most the header (:func:`~mle_env.grading.validation.check_file`) run here;
+        the rest runs in a forked child that may add ``limits.memory(size, cells)`` bytes of address space (by
+        default the most of 1 GiB, 4 times the file, and 512 bytes per cell of a valid submission) and run
+        ``limits.time(size)`` seconds (120 s plus 2 s per MiB). Evaluations of one grader wait for each other.
+
+        Raises:
+            InvalidSubmission: the submission is malformed, or checking it exceeded a limit.
+            GraderError: the metric failed on a well-formed submission, or the check failed unexpectedly.
+        """
+        path = Path(submission)
+        check_file(path, self.spec.submission, self.targets, self.max_bytes)
+        size = path.stat().st_size
+        memory = self.limits.memory(size, cells=len(self.answers) * len(self.header))
+        seconds = self.limits.time(size)
+        with self.lock:
+            self._warm_up()
+            try:
+                return run_bounded(lambda: self.score(self.check(path)), memory=memory, seconds=seconds,
+                                   passthrough=(InvalidSubmission, GraderError))
+            except LimitExceeded as e:
+                raise InvalidSubmission(
+                    f"the submission ({size / 2**20:.1f} MiB) could not be checked within the grader's limits "
+                    f"({e.detail}); write only the id and target columns, one row per test id"
+                ) from None
+            except ChildFailed as e:
+                raise GraderError(f"checking the submission failed ({e})") from None
+
+    def _warm_up(self) -> None:
+        """Score the sample submission here once, so that what the metric imports on first use is imported
+        in this process and not again in every child (sklearn alone takes about a second)."""
+        if self._warm:
+            return
+        self._warm = True
+        sample = self.paths.public / self.spec.submission.sample_submission
+        try:
+            self.score(self.check(sample))
+        except Exception:  # noqa: BLE001 - only an optimisation; a sample that does not score is no error here
+            pass
 
     def score(self, aligned: AlignedSubmission) -> float:
         """The metric on a validated submission, rounded to 5 decimals.
@@ -114,7 +171,7 @@ class Grader:
     def validate(self, submission: Path) -> str:
         """What the agent may learn before the end: "valid", or why not. Never the score."""
         try:
-            self.score(self.check(submission))
+            self.evaluate(submission)
         except InvalidSubmission as e:
             return e.reason
         except GraderError as e:
@@ -140,7 +197,7 @@ class Grader:
             )
             return GradeReport(status="missing", submission_exists=False, invalid_reason=reason, **base)
         try:
-            score = self.score(self.check(submission))
+            score = self.evaluate(submission)
         except InvalidSubmission as e:
             return GradeReport(status="invalid", submission_exists=True, invalid_reason=e.reason, **base)
         except GraderError as e:

@@ -28,6 +28,11 @@ _ROW_SUM_TOLERANCE = 1e-6
 _MAX_ROW_MESSAGE = 3
 MAX_REASON = 300
 _MAX_VALUE_CHARS = 40
+#: the longest header row read, in characters; a longer first line is refused unparsed
+MAX_HEADER_CHARS = 2**20
+#: the CSV is parsed in chunks of at most this many cells and about this many bytes
+_CHUNK_CELLS = 2**19
+_CHUNK_BYTES = 8 * 2**20
 
 
 class InvalidSubmission(Exception):
@@ -115,12 +120,8 @@ def validate_submission(
     Raises:
         InvalidSubmission: with a one-line reason, for every way a submission can be malformed.
     """
-    frame = _read_csv(Path(path), max_bytes)
-    _check_columns(frame, spec, targets)
-    if len(frame) != len(answers) and not spec.allow_extra_ids:
-        raise InvalidSubmission(
-            f"the submission has {len(frame)} rows but the test set has {len(answers)}; write one row per test id"
-        )
+    header = check_file(path, spec, targets, max_bytes)
+    frame = _read_csv(Path(path), spec, targets, len(answers), len(header))
     ids = list(spec.id_columns)
     order = _align_ids(frame[ids], answers[ids], spec.unique_ids, spec.allow_extra_ids)
     predictions = _convert_targets(frame.loc[:, list(targets)], spec)
@@ -137,7 +138,23 @@ def validate_submission(
 
 
 # --- reading -----------------------------------------------------------------------------------------
-def _read_csv(path: Path, max_bytes: int) -> pd.DataFrame:
+def max_columns(expected: int) -> int:
+    """The widest header read further, for ``expected`` columns: max(2 x expected, expected + 100)."""
+    return max(2 * expected, expected + 100)
+
+
+def check_file(path: Path, spec: SubmissionSpec, targets: tuple[str, ...], max_bytes: int) -> list[str]:
+    """The checks that need no parsing: the file is a regular, non-empty ``.csv`` of at most ``max_bytes``
+    bytes, not binary, and its header row (at most :data:`MAX_HEADER_CHARS` characters, read alone) is UTF-8,
+    has no repeated column and at most :func:`max_columns` columns. Reads at most about 1 MiB of the file.
+
+    Returns:
+        The header row's fields.
+
+    Raises:
+        InvalidSubmission: with a one-line reason.
+    """
+    path = Path(path)
     if path.is_symlink():
         raise InvalidSubmission(f"{path.name} is a symbolic link; write a regular CSV file")
     if not path.is_file():
@@ -157,36 +174,109 @@ def _read_csv(path: Path, max_bytes: int) -> pd.DataFrame:
     if b"\x00" in head:
         raise InvalidSubmission("the submission is binary, not a CSV text file")
     header = _header(path)
+    expected = list(dict.fromkeys([*spec.id_columns, *targets, *spec.extra_columns]))
+    if len(header) > max_columns(len(expected)):
+        raise InvalidSubmission(
+            f"the header has {len(header):,} columns but {len(expected)} are expected "
+            f"({', '.join(map(_show, expected[:4]))}{' ...' if len(expected) > 4 else ''}); "
+            "write only the id and target columns"
+        )
     duplicated = sorted(c for c, n in Counter(header).items() if n > 1)
     if duplicated:
         raise InvalidSubmission(f"the header repeats column(s) {', '.join(map(_show, duplicated[:_MAX_ROW_MESSAGE]))}")
-    try:
-        return pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InvalidSubmission("the submission is not UTF-8 text; save it as a UTF-8 CSV") from None
-    except pd.errors.EmptyDataError:
-        raise InvalidSubmission("the submission has no columns; write a header row and one row per test id") from None
-    except (pd.errors.ParserError, csv.Error, ValueError) as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise InvalidSubmission(f"the submission is not a well-formed CSV ({first})") from None
+    return header
 
 
 def _header(path: Path) -> list[str]:
     try:
         with path.open(encoding="utf-8", newline="") as f:
-            first = f.readline()
+            first = f.readline(MAX_HEADER_CHARS + 1)
     except UnicodeDecodeError:
         raise InvalidSubmission("the submission is not UTF-8 text; save it as a UTF-8 CSV") from None
+    if len(first) > MAX_HEADER_CHARS:
+        raise InvalidSubmission(
+            f"the header row is over {MAX_HEADER_CHARS:,} characters long; write only the id and target columns"
+        )
     try:
         return next(csv.reader(io.StringIO(first)), [])
     except csv.Error as e:
         raise InvalidSubmission(f"the header row is not valid CSV ({e})") from None
 
 
+def _read_csv(path: Path, spec: SubmissionSpec, targets: tuple[str, ...], rows: int, width: int) -> pd.DataFrame:
+    """The submission as text (every column ``str``), checked for its columns and, unless ids beyond the
+    test set are allowed, for having exactly ``rows`` rows.
+
+    Parsed in chunks (:func:`_chunk_rows`; ``width``: the header's field count), which are kept only while
+    the frame can still be valid: rows beyond ``rows``, or any rows after a column problem, are counted and
+    dropped, so a huge file costs one chunk of memory. The whole file is still parsed, so the reason is the
+    one a whole read gives: a parse error anywhere first, then the columns, then the count. (Only a file
+    both not UTF-8 and malformed may be told the one before the other in another order: pandas meets them
+    chunk by chunk either way.)
+    """
+    try:
+        kept, total, columns = _parse_chunks(path, spec, targets, rows, width)
+    except UnicodeDecodeError:
+        raise InvalidSubmission("the submission is not UTF-8 text; save it as a UTF-8 CSV") from None
+    except pd.errors.EmptyDataError:
+        raise InvalidSubmission("the submission has no columns; write a header row and one row per test id") from None
+    except (pd.errors.ParserError, csv.Error, ValueError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        if "out of memory" in first:  # the tokenizer's allocation failed: a limit, not a malformed file
+            raise MemoryError(first) from None
+        raise InvalidSubmission(f"the submission is not a well-formed CSV ({first})") from None
+    _check_columns(columns, spec, targets)
+    if total != rows and not spec.allow_extra_ids:
+        raise InvalidSubmission(
+            f"the submission has {total} rows but the test set has {rows}; write one row per test id"
+        )
+    return kept[0] if len(kept) == 1 else pd.concat(kept)
+
+
+def _parse_chunks(
+    path: Path, spec: SubmissionSpec, targets: tuple[str, ...], rows: int, width: int
+) -> tuple[list[pd.DataFrame], int, list[str]]:
+    """(the chunks kept, the number of data rows, the columns), as :func:`_read_csv` describes."""
+    kept: list[pd.DataFrame] = []
+    total, columns, keep = 0, None, True
+    reader = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8",
+                         chunksize=_chunk_rows(path, width))
+    with reader:
+        for chunk in reader:
+            if columns is None:
+                columns = list(chunk.columns)
+                keep = _columns_problem(columns, spec, targets) is None
+            total += len(chunk)
+            keep = keep and (spec.allow_extra_ids or total <= rows)
+            if keep:
+                kept.append(chunk)
+            else:
+                kept.clear()
+    if columns is None:  # no chunk at all: the frame a whole read gives, with its columns and no rows
+        empty = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8", nrows=0)
+        kept, columns = [empty], list(empty.columns)
+    return kept, total, columns
+
+
 # --- columns and ids ---------------------------------------------------------------------------------
-def _check_columns(frame: pd.DataFrame, spec: SubmissionSpec, targets: tuple[str, ...]) -> None:
+def _chunk_rows(path: Path, width: int) -> int:
+    """Rows per chunk: about :data:`_CHUNK_BYTES` bytes by the row length of the file's first MiB, and at
+    most :data:`_CHUNK_CELLS` cells of ``width`` columns (a file of under 8 MiB is usually one chunk)."""
+    with path.open("rb") as f:
+        sample = f.read(2**20)
+    row_bytes = len(sample) / max(1, sample.count(b"\n"))
+    return max(1, min(int(_CHUNK_BYTES / row_bytes), _CHUNK_CELLS // max(1, width)))
+
+
+def _check_columns(present: list[str], spec: SubmissionSpec, targets: tuple[str, ...]) -> None:
+    problem = _columns_problem(present, spec, targets)
+    if problem is not None:
+        raise InvalidSubmission(problem)
+
+
+def _columns_problem(present: list[str], spec: SubmissionSpec, targets: tuple[str, ...]) -> str | None:
+    """Why the columns ``present`` are not the submission's, or None when they are."""
     required = [*spec.id_columns, *targets]
-    present = list(frame.columns)
     missing = [c for c in required if c not in present]
     if missing:
         hint = ""
@@ -195,16 +285,15 @@ def _check_columns(frame: pd.DataFrame, spec: SubmissionSpec, targets: tuple[str
         if near:
             hint = f" (found {', '.join(near)}: column names are case-sensitive)"
         shown = ", ".join(map(_show, missing[:_MAX_ROW_MESSAGE])) + (" ..." if len(missing) > _MAX_ROW_MESSAGE else "")
-        raise InvalidSubmission(
-            f"missing {len(missing)} column(s): {shown}{hint}; the sample submission shows the expected header"
-        )
+        return f"missing {len(missing)} column(s): {shown}{hint}; the sample submission shows the expected header"
     allowed = set(required) | set(spec.extra_columns)
     extra = [c for c in present if c not in allowed]
     if extra:
-        raise InvalidSubmission(
+        return (
             f"unexpected column(s) {', '.join(map(_show, extra[:_MAX_ROW_MESSAGE]))}; keep only "
             f"{', '.join(map(_show, required[:4]))}{' ...' if len(required) > 4 else ''}"
         )
+    return None
 
 
 def _canonical_number(value: str) -> str | None:
@@ -229,13 +318,28 @@ _KEY_SEPARATOR = "\x1f"
 def _same_ids(have: pd.Series, want: pd.Series, superset: bool) -> bool:
     """Whether the submission's ids are the answers' (as a multiset; a superset of them with ``superset``)."""
     if superset:
-        return bool(want.isin(have).all())
+        return bool(_isin(want, have).all())
     if len(have) != len(want):
         return False
     if have.is_unique and want.is_unique:  # the usual case, twice as fast as counting
-        return bool(want.isin(have).all())
+        return bool(_isin(want, have).all())
     have_n, want_n = have.value_counts(sort=False), want.value_counts(sort=False)
     return len(have_n) == len(want_n) and bool(have_n.reindex(want_n.index).eq(want_n).all())
+
+
+def _isin(values: pd.Series, pool: pd.Series) -> np.ndarray:
+    """``values.isin(pool)`` as a bool array. Two Arrow-backed string columns are compared in Arrow: pandas'
+    isin would first make a Python string of every value of ``pool`` (several times the column's bytes)."""
+    if isinstance(values.dtype, pd.StringDtype) and isinstance(pool.dtype, pd.StringDtype) \
+            and values.dtype.storage == pool.dtype.storage == "pyarrow":
+        import pyarrow as pa  # there, since the columns are stored in it
+        import pyarrow.compute as pc
+
+        left, right = pa.array(values.array), pa.array(pool.array)
+        if left.type != right.type:
+            right = right.cast(left.type)
+        return np.asarray(pc.is_in(left, value_set=right).fill_null(False), dtype=bool)
+    return values.isin(pool).to_numpy()
 
 
 def _keys(submitted: pd.DataFrame, expected: pd.DataFrame, superset: bool) -> tuple[pd.Series, pd.Series, bool]:
@@ -283,7 +387,7 @@ def _align_ids(submitted: pd.DataFrame, expected: pd.DataFrame, unique: bool, su
         position = pd.Series(rows, index=keys.to_numpy())
         return position.loc[expected_keys.to_numpy()].to_numpy()
     if superset:  # keep only the rows whose id is a test id; their positions map back to the submission
-        keep = keys.isin(set(expected_keys)).to_numpy()
+        keep = _isin(keys, expected_keys)
         rows, keys = rows[keep], keys[keep].reset_index(drop=True)
     if unique:
         dupes = keys[keys.duplicated()]

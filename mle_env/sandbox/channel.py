@@ -176,7 +176,9 @@ class WorkerClient:
             if not isinstance(response, dict):
                 raise self._gone(f"the worker sent {type(response).__name__}, not an object")
             if "event" in response:
+                began = time.monotonic()
                 self._handle_event(response)
+                deadline += time.monotonic() - began  # the host's own work (a validation) is not the worker's
                 continue
             if response.get("id") == self.next_id:
                 if "error" in response:

@@ -89,11 +89,14 @@ def corpus(g: Grader, tmp: Path) -> dict[str, tuple[Path, str]]:
     # values the reason quotes are cut: a 10 MB cell, id or column name is never echoed whole
     add("10mb-cell", first_cell("x" * 10_000_000), "must be numeric but holds 'xxxx")
     add("10mb-id", csv_text(good.assign(id=["y" * 10_000_000] + ids[1:])), "(10,000,000 characters)")
-    add("10mb-column", csv_text(good.assign(**{"z" * 10_000_000: 1})), "header row is not valid CSV")
+    add("10mb-column", csv_text(good.assign(**{"z" * 10_000_000: 1})), "header row is over 1,048,576 characters")
     add("100k-column", csv_text(good.assign(**{"z" * 100_000: 1})), "unexpected column(s) 'zzzz")
     add("100k-missing-column", csv_text(good[["id"]].assign(**{"T" * 100_000: 1})), "missing 1 column(s)")
-    add("many-repeated-columns", ",".join(["id", "target"] + [f"c{i}" for i in range(5000)] * 2) + "\n",
+    add("many-repeated-columns", ",".join(["id", "target"] + [f"c{i}" for i in range(50)] * 2) + "\n",
         "repeats column(s)")
+    # a header far wider than the sample's is refused before the file is parsed
+    add("wide-header", ",".join(["id", "target"] + [f"c{i}" for i in range(5000)] * 2) + "\n",
+        "the header has 10,002 columns but 2 are expected ('id', 'target')")
     # a 3 GB sparse file: the size is checked before anything is read
     big = tmp / "multi-gb"
     big.mkdir()

@@ -1,0 +1,93 @@
+"""run_bounded: a value or a named exception comes back; anything else the child does is LimitExceeded or
+ChildFailed, and no child outlives the call."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import numpy as np
+import pytest
+
+from mle_env.grading import bounded
+from mle_env.grading.bounded import ChildFailed, LimitExceeded, Limits, run_bounded
+from mle_env.grading.validation import InvalidSubmission
+
+MiB = 2**20
+pytestmark = pytest.mark.skipif(not bounded.can_fork(), reason="the child needs Linux")
+
+
+def run(fn, memory: int = 256 * MiB, seconds: float = 30.0):  # type: ignore[no-untyped-def]
+    return run_bounded(fn, memory=memory, seconds=seconds, passthrough=(InvalidSubmission, KeyError))
+
+
+def reaped(pid: int) -> bool:
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+def test_a_value_and_a_named_exception_come_back() -> None:
+    assert run(lambda: {"score": 0.12345, "inf": float("inf"), "list": [1, "a"]}) == \
+        {"score": 0.12345, "inf": float("inf"), "list": [1, "a"]}
+
+    def invalid() -> None:
+        raise InvalidSubmission("column 'x' holds 'y'")
+
+    with pytest.raises(InvalidSubmission, match="column 'x' holds 'y'"):
+        run(invalid)
+    with pytest.raises(ChildFailed, match="ZeroDivisionError: division by zero"):
+        run(lambda: 1 / 0)
+    with pytest.raises(ChildFailed, match="cannot be sent"):
+        run(lambda: object())
+
+
+def test_memory_time_and_crashes_are_limits_and_no_child_is_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    forked: list[int] = []
+    real_fork = os.fork
+
+    def fork() -> int:
+        pid = real_fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    with pytest.raises(LimitExceeded, match="needed over 64 MiB") as e:
+        run(lambda: len(bytearray(512 * MiB)), memory=64 * MiB)
+    assert e.value.what == "memory"
+    with pytest.raises(LimitExceeded, match="needed over 64 MiB"):
+        run(lambda: float(np.ones(64 * MiB).sum()), memory=64 * MiB)
+    assert run(lambda: len(bytearray(16 * MiB)), memory=64 * MiB) == 16 * MiB
+    with pytest.raises(LimitExceeded, match="ran for over 1 s") as e:
+        run(lambda: signal.pause(), seconds=1.0)
+    assert e.value.what == "time"
+    with pytest.raises(LimitExceeded, match="killed by SIGSEGV"):
+        run(lambda: os.kill(os.getpid(), signal.SIGSEGV))
+    with pytest.raises(LimitExceeded, match="status 3 without an answer"):
+        run(lambda: os._exit(3))
+    with pytest.raises(LimitExceeded, match="answer was over 4 MiB"):
+        run(lambda: "x" * (5 * MiB))
+    assert len(forked) == 7 and all(map(reaped, forked))
+
+
+def test_a_fork_that_fails_is_the_hosts_trouble(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", refuse)
+    with pytest.raises(ChildFailed, match="could not be started"):
+        run(lambda: 1)
+
+
+def test_the_limits_scale_with_the_file_and_the_valid_cells(monkeypatch: pytest.MonkeyPatch) -> None:
+    limits = Limits()
+    assert limits.memory(10 * MiB) == 2**30
+    assert limits.memory(400 * MiB) == 1600 * MiB
+    assert limits.memory(MiB, cells=4_000_000) == 4_000_000 * 512
+    assert limits.time(100 * MiB) == 120 + 200
+    monkeypatch.setenv(bounded.MEMORY_ENV, "300")
+    monkeypatch.setenv(bounded.SECONDS_ENV, "10")
+    assert Limits.from_env().memory(0) == 300 * MiB and Limits.from_env().time(0) == 10
