@@ -107,9 +107,10 @@ returns a new, plain MLEEnv (unwrapped) that is a running, independent episode i
 one, to be stepped without ``reset``:
 
 - carried: every file the agent can write in its sandbox (the working directory's ``code/``,
-  ``submission/``, ``logs/`` and anything else there, its home, /tmp; docker: the container's whole writable
-  layer, committed to a snapshot image removed with the fork; local: a copy of the workspace folder, removed
-  with it), the budget spent (the fork's clock and step count go on from the parent's; the copy itself is
+  ``submission/``, ``logs/`` and anything else there, its home, /tmp, /var/tmp; docker: a tar of them packed
+  by the worker, put into the fork's fresh container; local: a copy of the workspace folder, removed with
+  it; sparse files stay sparse, links stay links, pipes and what the agent cannot read are left out), the
+  budget spent (the fork's clock and step count go on from the parent's; the copy itself is
   charged to neither), the trajectory so far (the fork's own episode folder, whose trajectory's header has
   ``fork``: the parent's ``parent_episode`` id and trajectory, the ``step`` it forked after, then the parent's
   step records), and the same competition, limits, reward, options and seed. The public data is bound
@@ -123,7 +124,7 @@ one, to be stepped without ``reset``:
 ``fork.fork_info`` holds that observation and the fork's ``trajectory``, ``episode_dir``, ``sandbox_info``
 and parent. Forks can be forked again; each ends, is graded and is closed on its own, and closing the parent
 leaves its forks running. Forking an episode that has ended (or never started) raises ResetNeeded; a
-sandbox that cannot be snapshotted raises SandboxUnavailable.
+sandbox whose files cannot be copied raises SandboxUnavailable.
 
 ## Version history
 - v0: initial release.

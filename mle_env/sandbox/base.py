@@ -186,7 +186,7 @@ class Sandbox(abc.ABC):
         from a snapshot taken now of everything the agent can write here (the working directory, /tmp, its
         home; not /dev/shm). Running processes, the python interpreter among them, are not carried: the new
         sandbox starts its own worker. Closing either sandbox leaves the other as it is; closing the new one
-        removes its snapshot (a docker image, a copied folder).
+        removes its snapshot (a docker copy held in a host temporary file, a copied folder).
 
         Raises:
             SandboxUnavailable: this sandbox is not running, or the snapshot could not be taken.

@@ -24,14 +24,13 @@ through the engine (``get_archive``), size-capped; ``./code`` and ``./logs`` lea
 packs under caps in bytes and files. Containers carry labels naming the process that owns them, so
 ``mle-env gc`` can remove those a killed process left behind.
 
-``fork()`` commits the container's writable layer (``docker commit``, which pauses the container for the
-copy) to an untagged snapshot image labelled ``mle-env.snapshot``, and the fork's container starts from it
-with the same options (the public data again a read-only bind: it is no part of the layer). The snapshot is
-removed with the fork's container; while forks of the fork still use it as their base, the engine keeps it
-and deletes it with the last of them. Committing measured as fast as copying a workspace volume through a
-helper container (about 0.9 s each for 100 MB), and it carries every writable folder (/tmp, /var/tmp), not
-only the workspace. A sparse file becomes real data in the snapshot; the disk watchdog counts files at
-their apparent size, so a snapshot holds at most ``disk`` bytes of the agent's.
+``fork()`` asks the worker for a tar of everything the agent can have written (the workspace but the data,
+/tmp, /var/tmp, /run/lock: folders, files and links with their owners and modes, read as the agent, never
+through a link), takes it out through the engine into a host temporary file, and starts the fork's container
+from the image with that tar put in. A file with more than a MiB of holes travels as its data segments and
+the fork's worker rebuilds it sparse (the engine would write the holes out as zeros, as ``docker commit``
+does: a 1 GiB sparse file cost 1 GiB and 12 s per fork that way). What the agent cannot read, pipes and
+devices are left out (``SandboxInfo.extra["fork_skipped"]``); running processes are not carried.
 """
 
 from __future__ import annotations
@@ -66,6 +65,7 @@ from mle_env.sandbox.endpoint import VALIDATION_PORT
 from mle_env.sandbox.files import empty_tree_archive
 from mle_env.sandbox.images import DEFAULT_IMAGE, docker_client
 from mle_env.sandbox.seccomp import docker_security_option
+from mle_env.sandbox.worker import PackedTree
 
 LABEL = "mle-env"
 OWNER_PID = "mle-env.owner-pid"
@@ -107,7 +107,8 @@ class DockerSandbox(Sandbox):
         self.container: Any = None
         self.image_id: str | None = None
         self.worker: WorkerClient | None = None
-        self.snapshot: str | None = None  # the image a fork starts from (removed on close)
+        self.seed: IO[bytes] | None = None  # a fork's copy of its parent's files (a tar; see fork)
+        self.fork_skipped: list[str] = []  # what that copy left out
         self.agent_environment: dict[str, str] = {}  # the agent's programs' environment (set at start)
         self.capabilities: list[str] = WORKER_CAPABILITIES  # what the worker keeps (this engine may grant fewer)
 
@@ -143,33 +144,45 @@ class DockerSandbox(Sandbox):
             raise _start_error(e, self.limits) from e
         self.image_id = image.id
         self.worker = self._attach_worker()
-        self.worker.call("ping", 30.0)
+        answer = self.worker.call("ping", 30.0)
+        self.fork_skipped += [f"{p} (could not be rebuilt sparse)" for p in answer.get("restore_skipped") or []]
         return SandboxInfo(
             kind=self.kind, workdir=WORKDIR, image=self.image,
             cpus=self.limits.cpus or float(engine.get("NCPU", 0)) or None,
             memory_bytes=self.limits.memory or engine.get("MemTotal"),
             gpus=_gpu_names(self.limits.gpus), extra={"container": self.container.short_id, "image_id": image.short_id,
                                                       "oom_score_floor": "SYS_RESOURCE" in self.capabilities,
-                                                      **({"snapshot": self.snapshot[7:19]} if self.snapshot else {})},
+                                                      **({"fork_skipped": self.fork_skipped[:20]}
+                                                         if self.fork_skipped else {})},
         )
 
     def _create_container(self) -> None:
-        self.container = self.client.containers.create(self.snapshot or self.image, **self._create_options())
-        if self.snapshot is None:  # a snapshot holds the worker and the folders already, as the agent left them
-            self.container.put_archive("/", _bootstrap_tar())
+        self.container = self.client.containers.create(self.image, **self._create_options())
+        self.container.put_archive("/", _bootstrap_tar())
+        if self.seed is not None:  # a fork: what the parent's agent wrote, over the fresh folders
+            self.seed.seek(0)
+            self.container.put_archive("/", self.seed)
         self.container.start()
 
     def fork(self) -> DockerSandbox:
-        import docker
-
-        if self.container is None:
+        if self.container is None or self.worker is None:
             raise SandboxUnavailable("the docker sandbox is not started")
         try:
-            snapshot = self.container.commit(changes=[f"LABEL {SNAPSHOT_LABEL}=1"])
-        except docker.errors.APIError as e:
-            raise SandboxUnavailable(f"cannot snapshot the container: {e} ({self._container_state()})") from e
+            staged = self._stage("pack_fork", paths=DISK_PATHS, exclude=[f"{WORKDIR}/data"])
+            seed = tempfile.TemporaryFile(prefix="mle-env-fork-")
+            try:
+                with self._fetch(staged, int(staged.get("size", 0))) as member:
+                    shutil.copyfileobj(member, seed, 1 << 20)
+            except BaseException:
+                seed.close()
+                raise
+            finally:
+                self._unstage()
+        except SandboxBroken as e:  # the agent broke its own sandbox: there is nothing to fork
+            raise SandboxUnavailable(f"cannot copy the docker sandbox's files: {e}") from e
         child = DockerSandbox(self.public_dir, self.limits, self.image, self.labels)
-        child.snapshot = snapshot.id
+        child.seed = seed
+        child.fork_skipped = [str(p) for p in staged.get("skipped", [])]
         return child
 
     def _create_options(self) -> dict[str, Any]:
@@ -206,7 +219,7 @@ class DockerSandbox(Sandbox):
                   "env": self.agent_environment, "disk_limit": self.limits.disk, "disk_paths": DISK_PATHS,
                   "disk_exclude": [f"{WORKDIR}/data"], "fs_uid": AGENT_UID, "fs_gid": AGENT_UID,
                   "identity": {"uid": WORKER_UID, "gid": WORKER_UID, "caps": self.capabilities},
-                  "stage_dir": STAGE_DIR}
+                  "stage_dir": STAGE_DIR, "restore": self.seed is not None}
         if self.endpoint is not None:  # a uid of its own, out of the agent's reach
             config["validation"] = {"port": VALIDATION_PORT, "max_bytes": self.endpoint.max_bytes, "as_agent": False,
                                     "uid": RELAY_UID, "gid": RELAY_UID,
@@ -290,9 +303,8 @@ class DockerSandbox(Sandbox):
         if self.container is None or self.worker is None or ".." in Path(path).parts:
             return empty_tree_archive()
         staged = self._stage("pack", path=path, max_bytes=max_bytes, max_files=max_files)
-        # headers count against max_bytes in the worker; the note on what was left out and the tar's end and
-        # padding come on top
-        bound = max_bytes + 64 * 1024
+        # the files' bytes, a bounded header per file, the note on what was left out, the tar's end and padding
+        bound = max_bytes + (max_files + 1) * PackedTree.HEADER_BOUND + 64 * 1024
         out = tempfile.TemporaryFile(prefix="mle-env-tree-")
         try:
             with self._fetch(staged, bound) as member:
@@ -369,16 +381,9 @@ class DockerSandbox(Sandbox):
                     warnings.warn(f"could not remove container {self.container.short_id}: {e}; run `mle-env gc`",
                                   stacklevel=2)
             self.container = None
-        if self.snapshot is not None:  # a fork never started has no client of its own yet
-            try:
-                self.client = self.client or docker_client()
-                _remove_snapshot(self.client, self.snapshot)
-            except PrerequisiteError as e:
-                import warnings
-
-                warnings.warn(f"could not remove snapshot image {self.snapshot[7:19]}: {e}; run `mle-env gc`",
-                              stacklevel=2)
-            self.snapshot = None
+        if self.seed is not None:
+            self.seed.close()
+            self.seed = None
         if self.client is not None:
             self.client.close()
             self.client = None

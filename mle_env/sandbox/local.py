@@ -28,6 +28,7 @@ can; the walk never follows a link the agent may swap in meanwhile); the fork th
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
 import os
@@ -58,6 +59,7 @@ from mle_env.sandbox.base import (
 from mle_env.sandbox.channel import PipeTransport, StderrTail, WorkerClient
 from mle_env.sandbox.endpoint import VALIDATION_PORT
 from mle_env.sandbox.files import archive_workspace_tree, copy_workspace, empty_tree_archive, read_workspace_file
+from mle_env.sandbox.seccomp import local_filter
 from mle_env.sandbox.tree_removal import remove_tree
 
 WORKDIR = "/home"
@@ -241,6 +243,10 @@ class LocalSandbox(Sandbox):
             "disk_limit": self.limits.disk, "disk_paths": [str(home), str(tmp)], "disk_exclude": [str(home / "data")],
             "rlimits": self._rlimits(), "no_new_privs": True, **cgroup_files,
         }
+        program = local_filter()
+        if program is not None:
+            config["seccomp"] = base64.b64encode(program).decode()
+        self.enforced["seccomp"] = "filter" if program is not None else "none (libseccomp not found)"
         if self.endpoint is not None:  # inside the namespaces, as the sandbox's only uid
             config["validation"] = {"port": VALIDATION_PORT, "max_bytes": self.endpoint.max_bytes, "as_agent": True}
         self.worker = subprocess.Popen(

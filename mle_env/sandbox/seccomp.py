@@ -1,4 +1,7 @@
-"""The seccomp profile of the docker sandbox: system calls that no process in the container may make.
+"""The seccomp filters of the sandboxes: system calls that no agent process may make.
+
+Docker takes :func:`docker_profile` (its JSON format); the local sandbox installs :func:`local_filter` (a BPF
+program built with libseccomp) in each program the worker starts, before it enters the namespaces.
 
 Docker's own default profile gates most of these on capabilities (``open_by_handle_at`` is allowed to a
 process holding CAP_DAC_READ_SEARCH, ``mount`` and ``unshare`` to one holding CAP_SYS_ADMIN). Here they are
@@ -12,8 +15,12 @@ no-new-privileges and a bounding set of three or four capabilities, which gate m
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import errno
+import functools
 import json
+import os
 import platform
 
 #: refused with EPERM, whatever the arguments and capabilities
@@ -80,3 +87,81 @@ def _architectures() -> list[str]:
 def docker_security_option() -> str:
     """The ``security_opt`` entry that applies :func:`docker_profile`."""
     return "seccomp=" + json.dumps(docker_profile(), separators=(",", ":"))
+
+
+# -- the local sandbox: the same rules as a BPF program ---------------------------------------------------------
+#: what the local sandbox's programs must still do after the filter is installed: nsenter enters the
+#: namespaces (setns) before it runs the agent's program
+LOCAL_ALLOWED = frozenset({"setns"})
+_SCMP_ACT_ALLOW = 0x7FFF0000
+_SCMP_CMP_EQ, _SCMP_CMP_MASKED_EQ = 4, 7
+_SECONDARY_ARCHES = {"x86_64": (0x40000003, 0x4000003E), "amd64": (0x40000003, 0x4000003E)}  # i386, x32
+
+
+class _ArgCmp(ctypes.Structure):
+    _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int), ("datum_a", ctypes.c_uint64),
+                ("datum_b", ctypes.c_uint64)]
+
+
+def _errno(value: int) -> int:
+    return 0x00050000 | (value & 0xFFFF)
+
+
+@functools.cache
+def local_filter() -> bytes | None:
+    """The rules of :func:`docker_profile` (but ``setns``, which nsenter needs) as a classic BPF program for
+    ``prctl(PR_SET_SECCOMP)``, built once per process with the system's libseccomp; None where libseccomp
+    cannot be loaded (the local sandbox then runs without a filter and says so)."""
+    name = ctypes.util.find_library("seccomp")
+    try:
+        lib = ctypes.CDLL(name or "libseccomp.so.2", use_errno=True)
+    except OSError:
+        return None
+    lib.seccomp_init.restype = ctypes.c_void_p
+    lib.seccomp_init.argtypes = [ctypes.c_uint32]
+    lib.seccomp_release.argtypes = [ctypes.c_void_p]
+    lib.seccomp_arch_add.argtypes = [ctypes.c_void_p, ctypes.c_uint32]
+    lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+    lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint,
+                                           ctypes.POINTER(_ArgCmp)]
+    lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    ctx = lib.seccomp_init(_SCMP_ACT_ALLOW)
+    if not ctx:
+        return None
+    try:
+        for arch in _SECONDARY_ARCHES.get(platform.machine().lower(), ()):
+            lib.seccomp_arch_add(ctx, arch)  # -EEXIST for the native one: fine
+
+        def rule(syscall: str, action: int, *args: tuple[int, int, int, int]) -> None:
+            number = lib.seccomp_syscall_resolve_name(syscall.encode())
+            if number == -1:  # __NR_SCMP_ERROR: not a system call on these architectures
+                return
+            array = (_ArgCmp * len(args))(*[_ArgCmp(*a) for a in args]) if args else None
+            if lib.seccomp_rule_add_array(ctx, action, number, len(args), array) != 0:
+                raise OSError(f"libseccomp refused a rule for {syscall}")
+
+        for syscall in DENIED_SYSCALLS:
+            if syscall not in LOCAL_ALLOWED:
+                rule(syscall, _errno(errno.EPERM))
+        for flag in NAMESPACE_FLAGS:
+            rule("clone", _errno(errno.EPERM), (0, _SCMP_CMP_MASKED_EQ, flag, flag))
+        rule("socket", _errno(errno.EAFNOSUPPORT), (0, _SCMP_CMP_EQ, AF_VSOCK, 0))
+        rule("clone3", _errno(errno.ENOSYS))
+        read_end, write_end = os.pipe()
+        try:
+            if lib.seccomp_export_bpf(ctx, write_end) != 0:
+                return None
+            os.close(write_end)
+            write_end = -1
+            program = b""
+            while chunk := os.read(read_end, 65536):
+                program += chunk
+        finally:
+            os.close(read_end)
+            if write_end >= 0:
+                os.close(write_end)
+        return program if program and len(program) % 8 == 0 else None
+    except OSError:
+        return None
+    finally:
+        lib.seccomp_release(ctx)

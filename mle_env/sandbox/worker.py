@@ -30,6 +30,8 @@ write into this channel or stop the worker; the agent's output is only ever data
   fs_uid, fs_gid  the identity whose file permissions the worker uses when it reads the agent's files (the
                disk watchdog, copies out): it sees exactly what the agent may see (docker)
   stage_dir    a folder only the worker can reach, where files are staged for the host to copy out
+  restore      at start, rebuild the sparse files a fork's copy left in stage_dir (docker forks)
+  seccomp      a classic BPF program (base64) installed in every program started, before it runs (local)
 
 Requests:  {"id": n, "op": "shell"|"python", "code": str, "timeout": seconds, "max_output": bytes}
            {"id": n, "op": "put", "path": relative path, "data": base64, "mode": int}  (a new file, not
@@ -39,6 +41,8 @@ Requests:  {"id": n, "op": "shell"|"python", "code": str, "timeout": seconds, "m
            (its path there) and "size", or "missing", or "refused" with the reason)
            {"id": n, "op": "pack", "path": relative folder, "max_bytes": n, "max_files": n}  (a tar of the
            folder's regular files, under both caps, staged likewise: "staged", "size")
+           {"id": n, "op": "pack_fork", "paths": [folders], "exclude": [folders]}  (everything the agent wrote,
+           for a docker fork: see pack_for_fork; staged likewise)
            {"id": n, "op": "unstage"}  (empty stage_dir)
            {"id": n, "op": "ping"}  |  {"id": n, "op": "shutdown"}
 Responses: {"id": n, "stdout": str, "stderr": str, "exit_code": int|null, "timed_out": bool,
@@ -248,13 +252,15 @@ def copy_fd(source: int, target: int, size: int) -> None:
 
 
 class PackedTree:
-    """A tar of the regular files under a folder, at most ``max_bytes`` in all (contents and headers) and
-    ``max_files`` files, written to ``out`` as it is walked (see :func:`pack_tree`). What is left out is
-    described in a last member, TRUNCATED.txt (so the whole archive is at most ``max_bytes`` plus that note
-    and the tar's end blocks)."""
+    """A tar of the regular files under a folder, at most ``max_bytes`` of content and ``max_files`` files,
+    written to ``out`` as it is walked (see :func:`pack_tree`). What is left out is described in a last
+    member, TRUNCATED.txt. Names are at most MAX_NAME characters, so the archive is at most ``max_bytes``
+    plus HEADER_BOUND bytes per file."""
 
     #: a longer name is left out (a path of 48 KB would cost as much in headers as many files' contents)
     MAX_NAME = 1024
+    #: the most one member's headers take (a PAX record for a name of MAX_NAME characters) and its padding
+    HEADER_BOUND = 4 * tarfile.BLOCKSIZE + MAX_NAME
 
     def __init__(self, out, max_bytes: int, max_files: int) -> None:
         self.tar = tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT)
@@ -264,11 +270,12 @@ class PackedTree:
         self.skipped_files = 0
         self.skipped_bytes = 0
         self.long_names = 0
+        self.content = 0  # bytes of the files added
         self.stopped = ""  # why the walk ended early
 
     @property
     def left(self) -> int:
-        return self.max_bytes - self.tar.offset
+        return self.max_bytes - self.content
 
     def add(self, name: str, fd: int, st: os.stat_result) -> None:
         if self.files >= self.max_files:
@@ -277,8 +284,7 @@ class PackedTree:
         if len(name) > self.MAX_NAME:
             self.long_names += 1
             return
-        header = 3 * tarfile.BLOCKSIZE + len(name.encode("utf-8", "surrogateescape"))  # PAX record included
-        if st.st_size + header > self.left:  # never read: a huge or sparse file costs nothing
+        if st.st_size > self.left:  # never read: a huge or sparse file costs nothing
             self.skipped_files += 1
             self.skipped_bytes += st.st_size
             return
@@ -287,6 +293,7 @@ class PackedTree:
         with os.fdopen(os.dup(fd), "rb") as f:
             self.tar.addfile(info, f)
         self.files += 1
+        self.content += st.st_size
 
     def finish(self) -> dict:
         notes = []
@@ -358,6 +365,192 @@ def pack_tree(root: str, path: str, out, max_bytes: int, max_files: int) -> dict
     return packed.finish()
 
 
+# --- a docker fork's copy of everything the agent wrote ------------------------------------------------------
+#: a file whose holes exceed this many bytes travels as its data segments alone, and is rebuilt sparse
+SPARSE_MIN_HOLES = 1 << 20
+RESTORE_PREFIX = "restore-"  # the stage folder's files that rebuild sparse files in a fork (see restore_sparse)
+_OWNERS = (1000, 999)  # the owners a fork's copy keeps: the agent, the worker (instructions, the script)
+
+
+def pack_for_fork(paths: list, exclude: set, out, stage_name: str) -> dict:
+    """Write to ``out`` a tar of everything under the folders ``paths`` (names relative to "/", the folders
+    themselves left out): folders, regular files and symbolic links (as links), with their owners (only
+    :data:`_OWNERS`; others are left out), modes (no set-id bits) and times. Walked by descriptors without
+    following a link and without recursion, with this thread's filesystem identity (the caller's: the
+    agent's), so only what the agent can read is copied; folders whose (st_dev, st_ino) is in ``exclude``
+    are left out. A file with more than SPARSE_MIN_HOLES of holes becomes a member ``stage_name/restore-N``
+    holding a JSON line (its path, size, owner, mode, time and data extents) and then its data segments:
+    the engine would write its holes as zeros, so the fork's worker rebuilds it (:func:`restore_sparse`).
+    Returns {"files": n, "skipped": [paths left out, at most 50], "skipped_count": n}."""
+    tar = tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT)
+    result = {"files": 0, "skipped": [], "skipped_count": 0}
+
+    def skip(path: str) -> None:
+        result["skipped_count"] += 1
+        if len(result["skipped"]) < 50:
+            result["skipped"].append(path)
+
+    sparse = 0
+    for root in paths:
+        try:
+            top = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        stack = [(top, root.strip("/") + "/", iter(sorted(set(os.listdir(top)))))]
+        while stack:
+            dir_fd, where, names = stack[-1]
+            name = next(names, None)
+            if name is None:
+                os.close(dir_fd)
+                stack.pop()
+                continue
+            path = where + name
+            try:
+                st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                if (st.st_dev, st.st_ino) in exclude:
+                    continue
+                if st.st_uid not in _OWNERS or len(path) > 4000:
+                    skip(path)
+                    continue
+                info = tarfile.TarInfo(path)
+                info.uid, info.gid, info.mtime = st.st_uid, st.st_gid, int(st.st_mtime)
+                info.mode = stat.S_IMODE(st.st_mode) & 0o1777
+                if stat.S_ISDIR(st.st_mode):
+                    sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+                    info.type = tarfile.DIRTYPE
+                    tar.addfile(info)
+                    stack.append((sub, path + "/", iter(sorted(set(os.listdir(sub))))))
+                elif stat.S_ISLNK(st.st_mode):
+                    info.type, info.linkname = tarfile.SYMTYPE, os.readlink(name, dir_fd=dir_fd)
+                    tar.addfile(info)
+                elif stat.S_ISREG(st.st_mode):
+                    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+                    try:
+                        st = os.fstat(fd)
+                        if not stat.S_ISREG(st.st_mode):
+                            skip(path)
+                            continue
+                        if st.st_size - st.st_blocks * 512 > SPARSE_MIN_HOLES:
+                            sparse += 1
+                            _add_sparse(tar, f"{stage_name}/{RESTORE_PREFIX}{sparse}", path, fd, st)
+                        else:
+                            info.size = st.st_size
+                            with os.fdopen(os.dup(fd), "rb") as f:
+                                tar.addfile(info, f)
+                    finally:
+                        os.close(fd)
+                    result["files"] += 1
+                else:  # pipes, sockets, devices
+                    skip(path)
+            except (OSError, UnicodeError, tarfile.TarError):  # unreadable, or changed meanwhile
+                skip(path)
+    tar.close()
+    return result
+
+
+def _add_sparse(tar, member: str, path: str, fd: int, st: os.stat_result) -> None:
+    extents, offset = [], 0
+    while offset < st.st_size:
+        try:
+            start = os.lseek(fd, offset, os.SEEK_DATA)
+            end = min(os.lseek(fd, start, os.SEEK_HOLE), st.st_size)
+        except OSError:  # ENXIO: holes to the end
+            break
+        extents.append([start, end - start])
+        offset = end
+    head = json.dumps({"path": path, "size": st.st_size, "uid": st.st_uid, "gid": st.st_gid, "mtime": int(st.st_mtime),
+                       "mode": stat.S_IMODE(st.st_mode) & 0o777, "extents": extents}).encode() + b"\n"
+    info = tarfile.TarInfo(member)
+    info.size = len(head) + sum(length for _, length in extents)
+    info.uid = info.gid = os.geteuid()
+    info.mode, info.mtime = 0o600, int(time.time())
+    tar.addfile(info, _Segments(head, fd, extents))
+
+
+class _Segments:
+    """A readable stream of ``head`` then the bytes of each (start, length) extent of ``fd``; a file that
+    shrank meanwhile reads as zeros, so the stream is always as long as promised."""
+
+    def __init__(self, head: bytes, fd: int, extents: list) -> None:
+        self.pending = head
+        self.fd = fd
+        self.extents = [list(e) for e in extents]
+
+    def read(self, n: int = -1) -> bytes:
+        out = bytearray()
+        while n < 0 or len(out) < n:
+            if not self.pending:
+                if not self.extents:
+                    break
+                start, length = self.extents[0]
+                chunk = min(length, 1 << 20)
+                data = os.pread(self.fd, chunk, start)
+                self.pending = data + b"\0" * (chunk - len(data))
+                self.extents[0] = [start + chunk, length - chunk]
+                if length - chunk <= 0:
+                    self.extents.pop(0)
+            take = self.pending if n < 0 else self.pending[: n - len(out)]
+            out += take
+            self.pending = self.pending[len(take):]
+        return bytes(out)
+
+
+def restore_sparse(stage_dir: str) -> list:
+    """Rebuild, holes and all, each sparse file a fork's copy carried as ``stage_dir/restore-N`` (see
+    :func:`pack_for_fork`), then remove those files. Each is created as its owner (the filesystem identity of
+    uid 1000 or 999), below one of the agent's writable folders, opened component by component without
+    following a link; a file that cannot be rebuilt so is left out. Returns the paths left out."""
+    skipped = []
+    for name in sorted(os.listdir(stage_dir)):
+        if not name.startswith(RESTORE_PREFIX):
+            continue
+        source = os.path.join(stage_dir, name)
+        try:
+            with open(source, "rb") as f:
+                entry = json.loads(f.readline(1 << 16))
+                base = f.tell()
+                path = str(entry["path"])
+                with filesystem_identity(int(entry["uid"]), int(entry["gid"])):
+                    if int(entry["uid"]) not in _OWNERS:
+                        raise ValueError("owner")
+                    _rebuild(f.fileno(), base, path, entry)
+        except (OSError, ValueError, KeyError, TypeError):
+            skipped.append(str(locals().get("path", name)))
+        finally:
+            os.unlink(source)
+    return skipped
+
+
+def _rebuild(source: int, base: int, path: str, entry: dict) -> None:
+    parts = path.split("/")
+    if not parts or any(p in ("", ".", "..") for p in parts) or parts[0] not in ("home", "tmp", "var", "run"):
+        raise ValueError(f"not a workspace path: {path!r}")
+    fd = os.open("/", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for part in parts[:-1]:
+            next_fd = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = next_fd
+        out = os.open(parts[-1], os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=fd)
+    finally:
+        os.close(fd)
+    try:
+        offset = base
+        for start, length in entry["extents"]:
+            start, length = int(start), int(length)
+            while length > 0:
+                data = os.pread(source, min(length, 1 << 20), offset)
+                if not data:
+                    raise ValueError("truncated")
+                os.pwrite(out, data, start)
+                offset, start, length = offset + len(data), start + len(data), length - len(data)
+        os.ftruncate(out, int(entry["size"]))
+        os.fchmod(out, int(entry["mode"]) & 0o777)
+        os.utime(out, (int(entry["mtime"]), int(entry["mtime"])))
+    finally:
+        os.close(out)
+
+
 class Config:
     """The worker's settings (see the module docstring for each key)."""
 
@@ -384,17 +577,28 @@ class Config:
         self.fs_uid = raw.get("fs_uid")
         self.fs_gid = raw.get("fs_gid")
         self.stage_dir = raw.get("stage_dir")
+        self.restore = bool(raw.get("restore"))
+        self.seccomp = raw.get("seccomp")
 
 
-def _join_cgroups(fds: list):
-    """A preexec_fn that moves the new process into the sandbox's cgroups before it runs anything."""
+class _FilterProgram(ctypes.Structure):  # struct sock_fprog
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
-    def join() -> None:
+
+def _before_exec(cgroup_fds: list, program):
+    """A preexec_fn that moves the new process into the sandbox's cgroups and installs the seccomp filter
+    ``program`` (a (buffer, _FilterProgram) pair made once in the worker; None: none) before it runs anything.
+    The filter stays through exec (nsenter, then the agent's program), with no_new_privs set."""
+    libc = _libc()
+
+    def prepare() -> None:
         pid = str(os.getpid()).encode()
-        for fd in fds:
+        for fd in cgroup_fds:
             os.write(fd, pid)
+        if program is not None and libc.prctl(22, 2, ctypes.byref(program[1]), 0, 0) != 0:  # PR_SET_SECCOMP, FILTER
+            raise OSError(ctypes.get_errno(), "the seccomp filter could not be installed")
 
-    return join
+    return prepare
 
 
 def _read_int(path) -> int:
@@ -771,6 +975,11 @@ class Worker:
         self.groups = set()
         self.disk = DiskWatch(config)
         self.cgroup_fds = [os.open(f, os.O_WRONLY) for f in config.cgroup_procs]
+        self.filter = None
+        if config.seccomp:  # kept alive for the worker's life: every spawn points the kernel at it
+            code = base64.b64decode(config.seccomp)
+            buffer = ctypes.create_string_buffer(code, len(code))
+            self.filter = (buffer, _FilterProgram(len(code) // 8, ctypes.addressof(buffer)))
         limits = dict(config.rlimits)
         if self.disk.enabled:  # no single file may outgrow the limit, whatever the watchdog sees
             limits["RLIMIT_FSIZE"] = config.disk_limit
@@ -796,6 +1005,7 @@ class Worker:
             st = os.lstat(config.stage_dir)  # made by the sandbox's owner; only this worker may enter it
             if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
                 raise OSError(f"the stage folder {config.stage_dir} must be the worker's own, mode 0700")
+        self.restore_skipped = restore_sparse(config.stage_dir) if config.restore and config.stage_dir else []
 
     def _spawn(self, args: list, **kwargs) -> subprocess.Popen:
         """Start ``args`` (behind the configured prefix, as the configured user, in the sandbox's cgroups) in
@@ -811,8 +1021,8 @@ class Worker:
             kwargs.update(user=config.user, group=config.group, extra_groups=[])
         if config.env is not None:
             kwargs["env"] = config.env
-        if self.cgroup_fds:
-            kwargs["preexec_fn"] = _join_cgroups(self.cgroup_fds)
+        if self.cgroup_fds or self.filter is not None:
+            kwargs["preexec_fn"] = _before_exec(self.cgroup_fds, self.filter)
         _set_oom_score_adj(self.oom_fd, "1000")
         try:
             return subprocess.Popen(config.prefix + args, start_new_session=True, close_fds=True, **kwargs)
@@ -1157,6 +1367,17 @@ class Worker:
         if op == "unstage":
             return {"ok": True}
         identity = (self.config.fs_uid, self.config.fs_gid)
+        if op == "pack_fork":
+            exclude = set()
+            for path in request.get("exclude") or []:
+                with contextlib.suppress(OSError):
+                    st = os.stat(path)
+                    exclude.add((st.st_dev, st.st_ino))
+            with os.fdopen(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600), "wb") as out:
+                with filesystem_identity(*identity):
+                    counts = pack_for_fork([str(p) for p in request["paths"]], exclude, out,
+                                           self.config.stage_dir.strip("/"))
+            return {"staged": target, "size": os.path.getsize(target), **counts}
         if op == "pack":
             with os.fdopen(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600), "wb") as out:
                 with filesystem_identity(*identity):
@@ -1203,8 +1424,8 @@ class Worker:
                 self._send({"id": request.get("id"), "ok": True})
                 return
             if op == "ping":
-                response = {"ok": True}
-            elif op in ("stage", "pack", "unstage"):
+                response = {"ok": True, "restore_skipped": self.restore_skipped}
+            elif op in ("stage", "pack", "pack_fork", "unstage"):
                 try:
                     response = self._copy_op(op, request)
                 except (KeyError, OSError, ValueError, TypeError) as e:

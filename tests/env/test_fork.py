@@ -1,6 +1,6 @@
 """MLEEnv.fork in both sandboxes: what a fork carries (files anywhere the agent writes, the budget spent, the
 trajectory naming its parent), independence of parent and fork (files, closing, grading), replaying python
-cells, forks of forks, forking after the end, and nothing left behind (snapshot images, copied folders)."""
+cells, forks of forks, forking after the end, and nothing left behind (containers and their copies, copied folders)."""
 
 from __future__ import annotations
 
@@ -29,14 +29,11 @@ def _shell(env, code: str) -> str:
     return obs["stdout"]
 
 
-def _snapshot(env) -> str | None:
-    return getattr(env.unwrapped._sandbox, "snapshot", None)
-
-
 def _leftover(backend: str, env) -> object:
-    """What a fork leaves on the host while it runs: its snapshot image id (docker) or its folder (local)."""
+    """What a fork leaves on the host while it runs: its container and the copy of its parent's files it was
+    started from (docker), or its folder (local)."""
     sandbox = env.unwrapped._sandbox
-    return sandbox.snapshot if backend == "docker" else sandbox.base
+    return (sandbox.container.id, sandbox.seed) if backend == "docker" else sandbox.base
 
 
 def _gone(backend: str, leftover: object) -> bool:
@@ -44,11 +41,12 @@ def _gone(backend: str, leftover: object) -> bool:
         return not Path(leftover).exists()
     import docker
 
+    container, seed = leftover
     client = docker.from_env()
     try:
-        client.images.get(leftover)
-    except docker.errors.ImageNotFound:
-        return True
+        client.containers.get(container)
+    except docker.errors.NotFound:
+        return seed.closed  # a temporary file: its space is freed when it is closed
     finally:
         client.close()
     return False
@@ -178,7 +176,7 @@ def test_no_snapshot_or_copy_left_behind(episode, backend: str) -> None:
     if backend == "local":
         assert all(Path(p).parent == Path(tempfile.gettempdir()) for p in leftovers)
     else:
-        assert all(_snapshot(f) for f in forks)
+        assert all(not seed.closed for _, seed in leftovers)
     for fork in forks:
         fork.close()
         fork.close()  # idempotent

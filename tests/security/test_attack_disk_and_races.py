@@ -6,7 +6,6 @@ namespace covers."""
 
 from __future__ import annotations
 
-import pytest
 from hostile import python, shell, still_works
 
 DEEP_PATH_FILL = r"""
@@ -128,9 +127,31 @@ def test_the_sandboxs_init_cannot_be_traced_and_the_episode_is_never_an_infra_er
     assert info["status"] in ("running", "sandbox_broken"), (info["status"], obs["message"])
 
 
-@pytest.mark.parametrize("backend", ["docker"], indirect=True)  # the local sandbox has no seccomp filter (README)
-def test_no_vsock_socket_in_docker(open_env) -> None:
+def test_no_vsock_socket(open_env) -> None:
     env = open_env()
     obs = python(env, "import socket\ntry:\n    socket.socket(40, socket.SOCK_STREAM); print('opened')\n"
                       "except OSError as e:\n    print('refused', e.errno)")
-    assert obs["stdout"] == "refused 97\n", obs["stdout"]  # EAFNOSUPPORT
+    assert obs["stdout"] == "refused 97\n", obs["stdout"]  # EAFNOSUPPORT: the seccomp filter of either sandbox
+
+
+LONG_PATHS = r"""
+import os
+os.chdir("code")
+for i in range(12):                      # paths of over 3,000 characters: their tar headers would be large
+    os.mkdir("p" * 250)
+    os.chdir("p" * 250)
+for i in range(100):
+    open(f"f{i}", "w").close()
+"""
+
+
+def test_files_with_overlong_paths_are_left_out_of_the_kept_code_which_is_still_kept(open_env) -> None:
+    from pathlib import Path
+
+    env = open_env(artifacts_max_bytes="1m", artifacts_max_files=100)
+    shell(env, "echo keep > code/short.txt")
+    python(env, LONG_PATHS)
+    info = env.step({"type": "submit"})[4]
+    kept = Path(info["episode_dir"]) / "code"
+    assert (kept / "short.txt").read_text() == "keep\n"
+    assert "100 file(s) with paths over 1024 characters" in (kept / "TRUNCATED.txt").read_text()
