@@ -136,10 +136,14 @@ def _arguments(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
 
 
 def test_every_argument_has_help() -> None:
-    # serve's --log-level belongs to mle_env/cli/serve.py, kept out of this change
     missing = [f"{' '.join(path)} {action.option_strings or action.dest}" for path, action in _arguments(build_parser())
-               if not action.help and not (path == ("serve",) and "--log-level" in action.option_strings)]
+               if not action.help]
     assert missing == []
+
+
+def test_a_command_group_alone_prints_its_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["image"]) == 0
+    assert "build" in capsys.readouterr().out
 
 
 def test_grade_usage_and_options_name_the_leaderboard_alike(capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,7 +8,8 @@ import argparse
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("image", help="build the agent image for the docker sandbox")
-    image_sub = p.add_subparsers(dest="image_command", metavar="ACTION", required=True)
+    image_sub = p.add_subparsers(dest="image_command", metavar="ACTION")
+    p.set_defaults(func=_print_help(p))  # `mle-env image` alone shows its actions, not a usage error
     b = image_sub.add_parser("build", help="build the agent image")
     b.add_argument("--gpu", action="store_true", help="build the CUDA image (Dockerfile.cuda)")
     b.add_argument("--offline", action="store_true",
@@ -24,6 +25,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--all", action="store_true", help="remove every mle-env container and local sandbox of this "
                                                       "host, even those in use")
     p.set_defaults(func=cmd_gc)
+
+
+def _print_help(parser: argparse.ArgumentParser):
+    def show(args: argparse.Namespace) -> int:
+        parser.print_help()
+        return 0
+
+    return show
 
 
 def cmd_image_build(args: argparse.Namespace) -> int:

@@ -26,7 +26,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-sessions", type=int, default=8, help="sessions (sandboxes) open at once (default 8)")
     p.add_argument("--idle-timeout", type=float, default=3600.0,
                    help="close a session after this many seconds without a reset or step (default 3600; 0: never)")
-    p.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"))
+    p.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"),
+                   help="the web server's log level (default info)")
     add_env_arguments(p)
     p.set_defaults(func=cmd_serve)
 
