@@ -169,15 +169,7 @@ class DockerSandbox(Sandbox):
             raise SandboxUnavailable("the docker sandbox is not started")
         try:
             staged = self._stage("pack_fork", paths=DISK_PATHS, exclude=[f"{WORKDIR}/data"])
-            seed = tempfile.TemporaryFile(prefix="mle-env-fork-")
-            try:
-                with self._fetch(staged, int(staged.get("size", 0))) as member:
-                    shutil.copyfileobj(member, seed, 1 << 20)
-            except BaseException:
-                seed.close()
-                raise
-            finally:
-                self._unstage()
+            seed = self._take_staged(staged, int(staged.get("size", 0)))
         except SandboxBroken as e:  # the agent broke its own sandbox: there is nothing to fork
             raise SandboxUnavailable(f"cannot copy the docker sandbox's files: {e}") from e
         child = DockerSandbox(self.public_dir, self.limits, self.image, self.labels)
@@ -223,7 +215,7 @@ class DockerSandbox(Sandbox):
         if self.endpoint is not None:  # a uid of its own, out of the agent's reach
             config["validation"] = {"port": VALIDATION_PORT, "max_bytes": self.endpoint.max_bytes, "as_agent": False,
                                     "uid": RELAY_UID, "gid": RELAY_UID,
-                                    "env": {"PATH": _path_of(self.agent_environment), "HOME": WORKER_FOLDER,
+                                    "env": {"PATH": self.agent_environment["PATH"], "HOME": WORKER_FOLDER,
                                             "TMPDIR": WORKER_FOLDER, "LANG": "C.UTF-8"}}
         exec_id = api.exec_create(
             self.container.id, ["python3", "-I", WORKER_IN_CONTAINER, "serve", json.dumps(config)], stdin=True,
@@ -304,10 +296,14 @@ class DockerSandbox(Sandbox):
             return empty_tree_archive()
         staged = self._stage("pack", path=path, max_bytes=max_bytes, max_files=max_files)
         # the files' bytes, a bounded header per file, the note on what was left out, the tar's end and padding
-        bound = max_bytes + (max_files + 1) * PackedTree.HEADER_BOUND + 64 * 1024
-        out = tempfile.TemporaryFile(prefix="mle-env-tree-")
+        return self._take_staged(staged, max_bytes + (max_files + 1) * PackedTree.HEADER_BOUND + 64 * 1024)
+
+    def _take_staged(self, staged: dict[str, Any], max_bytes: int) -> IO[bytes]:
+        """The staged file (at most ``max_bytes``) copied into a host temporary file, positioned at its start;
+        the stage is emptied whatever happens."""
+        out = tempfile.TemporaryFile(prefix="mle-env-staged-")
         try:
-            with self._fetch(staged, bound) as member:
+            with self._fetch(staged, max_bytes) as member:
                 shutil.copyfileobj(member, out, 1 << 20)
         except BaseException:
             out.close()
@@ -459,10 +455,6 @@ def _agent_environment(image_env: list[str], limits: SandboxLimits) -> dict[str,
     env.setdefault("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
     env.setdefault("LANG", "C.UTF-8")
     return env
-
-
-def _path_of(env: dict[str, str]) -> str:
-    return env.get("PATH", "/usr/local/bin:/usr/bin:/bin")
 
 
 def _start_error(error: Exception, limits: SandboxLimits) -> Exception:

@@ -290,8 +290,7 @@ class PackedTree:
             return
         info = tarfile.TarInfo(name)
         info.size, info.mode, info.mtime = st.st_size, 0o644, int(st.st_mtime)  # whole seconds: no PAX record
-        with os.fdopen(os.dup(fd), "rb") as f:
-            self.tar.addfile(info, f)
+        self.tar.addfile(info, _Segments(b"", fd, [[0, st.st_size]]))  # exactly that long, even if it shrinks
         self.files += 1
         self.content += st.st_size
 
@@ -435,8 +434,7 @@ def pack_for_fork(paths: list, exclude: set, out, stage_name: str) -> dict:
                             _add_sparse(tar, f"{stage_name}/{RESTORE_PREFIX}{sparse}", path, fd, st)
                         else:
                             info.size = st.st_size
-                            with os.fdopen(os.dup(fd), "rb") as f:
-                                tar.addfile(info, f)
+                            tar.addfile(info, _Segments(b"", fd, [[0, st.st_size]]))
                     finally:
                         os.close(fd)
                     result["files"] += 1
@@ -469,7 +467,8 @@ def _add_sparse(tar, member: str, path: str, fd: int, st: os.stat_result) -> Non
 
 class _Segments:
     """A readable stream of ``head`` then the bytes of each (start, length) extent of ``fd``; a file that
-    shrank meanwhile reads as zeros, so the stream is always as long as promised."""
+    shrank meanwhile reads as zeros, so the stream is always as long as promised (a tar member whose header
+    was written can never come up short and leave the archive unreadable)."""
 
     def __init__(self, head: bytes, fd: int, extents: list) -> None:
         self.pending = head
@@ -504,20 +503,21 @@ def restore_sparse(stage_dir: str) -> list:
     for name in sorted(os.listdir(stage_dir)):
         if not name.startswith(RESTORE_PREFIX):
             continue
-        source = os.path.join(stage_dir, name)
+        source, path = os.path.join(stage_dir, name), name
         try:
             with open(source, "rb") as f:
                 entry = json.loads(f.readline(1 << 16))
                 base = f.tell()
                 path = str(entry["path"])
+                if int(entry["uid"]) not in _OWNERS:
+                    raise ValueError(f"owner {entry['uid']}")
                 with filesystem_identity(int(entry["uid"]), int(entry["gid"])):
-                    if int(entry["uid"]) not in _OWNERS:
-                        raise ValueError("owner")
                     _rebuild(f.fileno(), base, path, entry)
         except (OSError, ValueError, KeyError, TypeError):
-            skipped.append(str(locals().get("path", name)))
+            skipped.append(path)
         finally:
-            os.unlink(source)
+            with contextlib.suppress(OSError):
+                os.unlink(source)
     return skipped
 
 
@@ -1356,6 +1356,10 @@ class Worker:
         return {"ok": True}
 
     # -- copies out, for the host (see the stage, pack and unstage requests) ------------------------------------
+    @staticmethod
+    def _new_stage_file(target: str) -> int:
+        return os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+
     def _copy_op(self, op: str, request: dict) -> dict:
         if not self.config.stage_dir:
             raise ValueError("this worker has no stage folder")
@@ -1373,16 +1377,14 @@ class Worker:
                 with contextlib.suppress(OSError):
                     st = os.stat(path)
                     exclude.add((st.st_dev, st.st_ino))
-            with os.fdopen(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600), "wb") as out:
-                with filesystem_identity(*identity):
-                    counts = pack_for_fork([str(p) for p in request["paths"]], exclude, out,
-                                           self.config.stage_dir.strip("/"))
+            with os.fdopen(self._new_stage_file(target), "wb") as out, filesystem_identity(*identity):
+                paths = [str(p) for p in request["paths"]]
+                counts = pack_for_fork(paths, exclude, out, self.config.stage_dir.strip("/"))
             return {"staged": target, "size": os.path.getsize(target), **counts}
         if op == "pack":
-            with os.fdopen(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600), "wb") as out:
-                with filesystem_identity(*identity):
-                    counts = pack_tree(self.config.cwd, str(request["path"]), out, int(request["max_bytes"]),
-                                       int(request["max_files"]))
+            with os.fdopen(self._new_stage_file(target), "wb") as out, filesystem_identity(*identity):
+                counts = pack_tree(self.config.cwd, str(request["path"]), out, int(request["max_bytes"]),
+                                   int(request["max_files"]))
             return {"staged": target, "size": os.path.getsize(target), **counts}
         path, max_bytes = str(request["path"]), int(request["max_bytes"])
         with filesystem_identity(*identity):
@@ -1396,7 +1398,7 @@ class Worker:
             size = os.fstat(fd).st_size
             if size > max_bytes:
                 return {"refused": f"{name} is {size} bytes, over the {max_bytes}-byte limit"}
-            out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            out = self._new_stage_file(target)
             try:
                 copy_fd(fd, out, size)
             finally:

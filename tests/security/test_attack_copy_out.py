@@ -57,3 +57,26 @@ def test_copying_a_folder_out_keeps_only_regular_files_under_the_cap(open_env) -
     assert b"1 file(s), 5000 bytes" in members["TRUNCATED.txt"]
     with sandbox.copy_tree("no-such-folder", 3000) as archive, tarfile.open(fileobj=archive) as tar:
         assert tar.getmembers() == []
+
+
+def test_a_file_that_shrinks_while_it_is_packed_leaves_the_archive_readable(tmp_path: Path) -> None:
+    """The size is read before the bytes; a file the agent truncates in between must not leave a member shorter
+    than its header says (the archive would end there, and every later file with it)."""
+    import os
+    import tarfile
+
+    from mle_env.sandbox.worker import PackedTree
+
+    (tmp_path / "short").write_bytes(b"0123456789")
+    (tmp_path / "next").write_bytes(b"after")
+    with (tmp_path / "out.tar").open("wb") as out:
+        packed = PackedTree(out, 10_000, 10)
+        for name, claimed in (("short", 100), ("next", 5)):
+            fd = os.open(tmp_path / name, os.O_RDONLY)
+            st = os.fstat(fd)
+            packed.add(name, fd, os.stat_result((*st[:6], claimed, *st[7:])))  # as stat said before a truncate
+            os.close(fd)
+        packed.finish()
+    with tarfile.open(tmp_path / "out.tar") as tar:
+        members = {m.name: tar.extractfile(m).read() for m in tar.getmembers()}
+    assert members == {"short": b"0123456789" + b"\0" * 90, "next": b"after"}

@@ -6,7 +6,16 @@ namespace covers."""
 
 from __future__ import annotations
 
+import json
+import time
+from pathlib import Path
+
 from hostile import python, shell, still_works
+
+
+def background(env, code: str) -> None:
+    """Start ``code`` as a Python program of its own in the sandbox, detached: it goes on after the action."""
+    python(env, f"import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', {code!r}], start_new_session=True)")
 
 DEEP_PATH_FILL = r"""
 import os
@@ -29,23 +38,20 @@ def test_files_below_a_path_too_long_for_a_path_walk_still_count(open_env) -> No
 
 
 HELD_OPEN_FILL = r"""
-import os, subprocess, sys, time
-code = (
-    "import os, time\n"
-    "files = []\n"
-    "for i in range(4):\n"
-    "    f = open(f'/tmp/held{i}', 'wb'); f.write(b'x' * (19 << 20)); f.flush()\n"
-    "    os.unlink(f'/tmp/held{i}'); files.append(f)\n"
-    "time.sleep(600)\n")
-subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
-time.sleep(3)
+import os, time
+files = []
+for i in range(4):
+    f = open(f'/tmp/held{i}', 'wb'); f.write(b'x' * (19 << 20)); f.flush()
+    os.unlink(f'/tmp/held{i}'); files.append(f)
+time.sleep(600)
 """
 
 
 def test_files_deleted_while_held_open_still_count(open_env) -> None:
     env = open_env(disk="40m")
-    obs = env.step({"type": "python", "code": HELD_OPEN_FILL, "timeout": 60})[0]
-    if "disk limit" not in obs["message"]:  # the background writer may finish after the cell: look again
+    background(env, HELD_OPEN_FILL)
+    obs = shell(env, "sleep 3")
+    if "disk limit" not in obs["message"]:  # the background writer may finish after that: look again
         obs = shell(env, "sleep 3")
     assert "disk limit" in obs["message"], obs["message"]
     assert shell(env, "pgrep -f 'held[0]' || echo none")["stdout"].strip() == "none"  # the holder was stopped
@@ -53,22 +59,18 @@ def test_files_deleted_while_held_open_still_count(open_env) -> None:
 
 
 SWAP_LOOP = r"""
-import ctypes, os, subprocess, sys
-os.makedirs("code/w/x", exist_ok=True)
-os.symlink("/usr", "code/w/y")
-code = (
-    "import ctypes, os\n"
-    "libc = ctypes.CDLL(None, use_errno=True)\n"
-    "d = os.open('code/w', os.O_RDONLY)\n"
-    "for _ in range(2_000_000):\n"
-    "    libc.renameat2(d, b'x', d, b'y', 2)\n")   # RENAME_EXCHANGE: the folder and the link trade places
-subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+d = os.open('code/w', os.O_RDONLY)
+for _ in range(2_000_000):
+    libc.renameat2(d, b'x', d, b'y', 2)  # RENAME_EXCHANGE: the folder and the link trade places
 """
 
 
 def test_a_folder_swapped_for_a_link_does_not_make_the_watchdog_walk_the_link(open_env) -> None:
     env = open_env(disk="20m")  # /usr is far larger than 20 MiB: walking it would stop the actions
-    python(env, SWAP_LOOP)
+    shell(env, "mkdir -p code/w/x && ln -s /usr code/w/y")
+    background(env, SWAP_LOOP)
     for _ in range(5):
         obs = shell(env, "sleep 1.2")
         assert "disk limit" not in obs["message"], obs["message"]
@@ -77,42 +79,47 @@ def test_a_folder_swapped_for_a_link_does_not_make_the_watchdog_walk_the_link(op
 
 
 REWRITE_LOOP = r"""
-import os, subprocess, sys
-code = (
-    "import os\n"
-    "for _ in range(200_000):\n"
-    "    fd = os.open('submission/submission.csv', os.O_WRONLY | os.O_CREAT)\n"
-    "    os.ftruncate(fd, 0)\n"
-    "    for i in range(400):\n"
-    "        os.pwrite(fd, b'x', i * 8192)\n"
-    "    os.close(fd)\n")
-subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
+import os
+block = b'x' * (8 << 20)
+for _ in range(200_000):
+    fd = os.open('submission/submission.csv', os.O_WRONLY | os.O_CREAT)
+    os.ftruncate(fd, 0)
+    for i in range(400):
+        os.pwrite(fd, b'x', i * 8192)
+    os.close(fd)
+    fd = os.open('code/churn.bin', os.O_WRONLY | os.O_CREAT)  # 8 MiB, then nothing, over and over
+    os.pwrite(fd, block, 0)
+    os.ftruncate(fd, 0)
+    os.close(fd)
 """
 
 
-def test_a_submission_rewritten_while_it_is_copied_is_the_agents_result(open_env) -> None:
+def test_a_file_rewritten_while_it_is_copied_or_forked_is_the_agents_result(open_env) -> None:
     env = open_env()
-    python(env, REWRITE_LOOP)
+    background(env, REWRITE_LOOP)
     for _ in range(25):
         obs, _, terminated, truncated, info = env.step({"type": "validate"})
         assert not (terminated or truncated), (info["status"], obs["message"])
+    for _ in range(5):  # the fork packs code/churn.bin while it shrinks and grows
+        env.unwrapped.fork().close()
     obs, _, terminated, _, info = env.step({"type": "submit"})
     assert terminated and info["status"] == "submitted", (info["status"], obs["message"])
+    footer = json.loads((Path(info["episode_dir"]) / "trajectory.jsonl").read_text().splitlines()[-1])
+    assert "errors" not in footer["artifacts"] and footer["artifacts"]["code"]["files"] >= 1, footer["artifacts"]
 
 
 HALF_SENT = r"""
-import socket, subprocess, sys
-code = ("import socket, time\n"
-        "s = socket.create_connection(('127.0.0.1', 5000))\n"
-        "s.sendall(b'POST /validate HTTP/1.1\\r\\n')\n"
-        "time.sleep(600)\n")
-subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
+import socket, time
+s = socket.create_connection(('127.0.0.1', 5000))
+s.sendall(b'POST /validate HTTP/1.1\r\n')
+time.sleep(600)
 """
 
 
 def test_a_half_sent_request_holds_the_endpoint_only_for_a_while(open_env) -> None:
     env = open_env()
-    python(env, HALF_SENT)
+    background(env, HALF_SENT)
+    time.sleep(2)  # connected before the real request
     obs = shell(env, "echo id,target > /tmp/s.csv; curl -s -m 90 -X POST -F file=@/tmp/s.csv "
                      "http://localhost:5000/validate", timeout=120)
     assert "Submission" in obs["stdout"], obs
@@ -146,8 +153,6 @@ for i in range(100):
 
 
 def test_files_with_overlong_paths_are_left_out_of_the_kept_code_which_is_still_kept(open_env) -> None:
-    from pathlib import Path
-
     env = open_env(artifacts_max_bytes="1m", artifacts_max_files=100)
     shell(env, "echo keep > code/short.txt")
     python(env, LONG_PATHS)
