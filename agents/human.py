@@ -9,6 +9,8 @@ Type a shell command and press Enter to run it. Other commands:
   :timeout SECONDS    the timeout of the following actions
   :task  :files       show the task text / the data files again
   :help               this help
+  Ctrl-C              cancel the action that is running and come back to the prompt (python keeps
+                      its variables); a second Ctrl-C ends the episode, graded
   Ctrl-D              submit and end, like :submit
 
 Python runs in one persistent interpreter, so variables carry over between cells.
@@ -32,6 +34,12 @@ class HumanPolicy(BasePolicy):
 
     Everything it prints is made :func:`~mle_env.display_text.terminal_safe`: the task, file names and the
     agent's outputs may hold escape sequences (a window title, a hyperlink, a clipboard write).
+
+    Ctrl-C: whoever runs the episode routes SIGINT to :meth:`handle_interrupt` (``mle-env play`` does). While
+    an action runs, the first Ctrl-C cancels it and the second asks for the episode to end, graded, once
+    the action stops; at the prompt, a Ctrl-C that follows another ends the episode, graded, and a lone one
+    only clears the line. A third Ctrl-C during one action, or one before the first prompt or during
+    grading, interrupts the program as usual (KeyboardInterrupt).
     """
 
     def __init__(self, stdin: TextIO | None = None, stdout: TextIO | None = None, prompt: str = "mle-env> ") -> None:
@@ -42,6 +50,9 @@ class HumanPolicy(BasePolicy):
         self.timeout: float | None = None
         self._obs: dict[str, Any] | None = None
         self._history_enabled = False
+        self._phase = "setup"  # then "prompt" (reading a line), "acting" (an action runs), "done" (submitted)
+        self._interrupts = 0  # Ctrl-Cs since the last line typed
+        self._end_requested = False
 
     def _print(self, text: str = "") -> None:
         text = terminal_safe(text)
@@ -85,15 +96,62 @@ class HumanPolicy(BasePolicy):
         if obs["action"] != "reset":
             self._show(obs)
         self._obs = obs
+        action = self._next_action()
+        self._phase = "done" if action.get("type") == "submit" else "acting"
+        return action
+
+    def _next_action(self) -> dict[str, Any]:
+        if self._end_requested:
+            self._print("(ending the episode as asked: submitting)")
+            return {"type": "submit"}
         while True:
+            self._phase = "prompt"
             try:
                 line = self._read(self.prompt)
             except EOFError:
                 self._print("\n(end of input: submitting)")
                 return {"type": "submit"}
+            except KeyboardInterrupt:
+                self._interrupts += 1
+                if self._interrupts >= 2:
+                    self._print("\n(second Ctrl-C: submitting)")
+                    return {"type": "submit"}
+                self._print("\n(Ctrl-C again, or Ctrl-D, ends the episode and grades it)")
+                continue
+            self._interrupts = 0
             action = self._command(line.strip())
             if action is not None:
                 return action
+
+    def handle_interrupt(self, cancel_action: Callable[[], bool]) -> None:
+        """What a Ctrl-C (SIGINT) does now (see the class docstring); ``cancel_action`` stops the action that
+        is running and says whether there was one (``MLEEnv.cancel_action``).
+
+        Raises:
+            KeyboardInterrupt: at the prompt (``act`` decides what it means), or to stop the program.
+        """
+        if self._phase == "prompt":
+            raise KeyboardInterrupt
+        if self._phase != "acting":
+            raise KeyboardInterrupt  # starting the sandbox or grading: nothing to cancel
+        self._interrupts += 1
+        if self._interrupts == 1:
+            what = "cancelling the action" if cancel_action() else "this action cannot be cancelled"
+            self._say(f"^C ({what}; Ctrl-C again ends the episode, graded)")
+            return
+        if self._interrupts == 2:
+            self._end_requested = True
+            cancel_action()
+            self._say("^C (the episode ends, graded, as soon as the action stops; Ctrl-C again to quit now)")
+            return
+        raise KeyboardInterrupt
+
+    def _say(self, text: str) -> None:
+        """Print from a signal handler, which may have interrupted a print of the main program's."""
+        try:
+            self._print("\n" + text)
+        except RuntimeError:  # a reentrant write into the same buffered stream: the message is dropped
+            pass
 
     def _command(self, line: str) -> dict[str, Any] | None:
         if not line:

@@ -409,6 +409,15 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
 
         return fork_episode(self, replay_python)
 
+    def cancel_action(self) -> bool:
+        """Stop the shell or python action that :meth:`step` is running now, as a terminal's Ctrl-C would
+        (``mle-env play`` calls it on Ctrl-C). That step returns soon after with the output so far, exit code
+        130 (shell) or 1 (python: KeyboardInterrupt, the interpreter's state kept) and a message saying it
+        was cancelled; the episode goes on. Returns whether an action was running. It only sets a flag, so a
+        signal handler or another thread may call it."""
+        sandbox = self._sandbox
+        return sandbox.cancel() if sandbox is not None and not self._done else False
+
     # -- for policies ---------------------------------------------------------------------------------
     def annotate(self, **data: Any) -> None:
         """Attach data (e.g. LLM token counts) to the next step's trajectory record under "policy"."""

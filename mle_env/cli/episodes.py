@@ -7,8 +7,12 @@ What the agent wrote (outputs, messages, its error, its grade's reasons) is prin
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
+import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from mle_env.cli.competitions import console, print_report
@@ -193,6 +197,22 @@ def _print_step(step: int, obs: dict[str, Any], reward: float, terminated: bool,
     print(f"step {step}: {action} exit={int(obs['exit_code'])} time_left={float(obs['time_left']):.0f}s")
 
 
+@contextlib.contextmanager
+def interrupts_to(policy: Any, env: Any) -> Iterator[None]:
+    """While the episode runs, a Ctrl-C (SIGINT) goes to an interactive policy's ``handle_interrupt``, which
+    gets ``env.cancel_action`` to stop the running action (the human agent: cancel, then end graded). Other
+    policies keep Python's default: KeyboardInterrupt ends the program."""
+    handle = getattr(policy, "handle_interrupt", None)
+    if not callable(handle) or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, lambda _sig, _frame: handle(env.cancel_action))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from mle_env.agents import make_policy, with_episode_seed
     from mle_env.env import make
@@ -208,8 +228,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         # the trajectory's header records the reset options: that is how an export names the agent (human too)
         reset_options = {"agent": args.agent}
         if args.json or args.no_live or args.agent == "human":
-            result = run_episode(env, policy, seed=args.seed, on_step=None if args.json else _print_step,
-                                 options=reset_options)
+            with interrupts_to(policy, env.unwrapped):
+                result = run_episode(env, policy, seed=args.seed, on_step=None if args.json else _print_step,
+                                     options=reset_options)
         else:
             with LiveDisplay(f"{args.agent} on {env.unwrapped.competition.id}", policy) as live:
                 result = run_episode(env, policy, seed=args.seed, on_step=live.update, options=reset_options)

@@ -52,6 +52,7 @@ class ExecResult:
             ``[... N bytes of output cut ...]`` marker when longer than the limit.
         exit_code: the program's exit status (python: 0 ok, 1 exception); None when it timed out.
         timed_out: the action hit its timeout and was killed.
+        cancelled: the action was stopped by :meth:`Sandbox.cancel` (a person's Ctrl-C) before it ended.
         stdout_bytes, stderr_bytes: how much the program really wrote.
         duration_s: wall time inside the sandbox, in seconds.
         note: what the sandbox did besides running the code (e.g. "the python interpreter was restarted").
@@ -61,6 +62,7 @@ class ExecResult:
     stderr: str
     exit_code: int | None
     timed_out: bool
+    cancelled: bool = False
     stdout_bytes: int = 0
     stderr_bytes: int = 0
     duration_s: float = 0.0
@@ -180,6 +182,13 @@ class Sandbox(abc.ABC):
         start, which the caller closes: the host holds none of it in memory. An empty archive when there is
         no such folder; never raises for what the agent put there (SandboxUnavailable only when the sandbox
         itself is gone)."""
+
+    def cancel(self) -> bool:
+        """Stop the action now running in :meth:`exec`, as a terminal's Ctrl-C would (see worker.py): its
+        ``exec`` returns soon after with ``cancelled`` set and the output so far. Returns whether an action
+        was running. Only sets a flag, so a signal handler or another thread may call it."""
+        channel = self._channel()
+        return channel.cancel() if channel is not None else False
 
     def fork(self) -> Sandbox:
         """A new sandbox, not yet started, of the same backend, image and limits, whose ``start()`` begins

@@ -6,7 +6,9 @@ Docker's multiplexed frames: an 8-byte header with the stream number and length,
 :class:`WorkerClient` sends requests and waits for the matching response; when the worker cannot be
 reached it raises SandboxUnavailable, never returns a made-up result. Events the worker sends while a
 request is in flight (the validation endpoint's, see worker.py) go to ``on_event``, whose answer, if any,
-is sent back at once.
+is sent back at once. :meth:`WorkerClient.cancel` asks the worker to stop the action in flight; it only
+sets a flag, so a signal handler may call it, and the waiting loop sends the request within
+``_POLL_S``.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ _GRACE_S = 60.0
 # a response holds two capped output streams; anything longer than this is not the worker speaking
 MAX_RESPONSE_BYTES = 64 * 2**20
 _DIAGNOSTICS_BYTES = 4096
+# how often a waiting call looks for a cancel to send, in seconds
+_POLL_S = 0.1
 
 
 class StderrTail:
@@ -151,6 +155,8 @@ class WorkerClient:
         self.buffer = bytearray()
         self.next_id = 0
         self.closed = False
+        self._in_flight: int | None = None  # the shell or python request being waited for
+        self._cancel: int | None = None  # the request cancel() asked to stop
 
     def call(self, op: str, wait: float, grace: float = _GRACE_S, **fields: Any) -> dict[str, Any]:
         """Send one request and wait up to ``wait + grace`` seconds for its response.
@@ -162,11 +168,30 @@ class WorkerClient:
             raise SandboxUnavailable(f"{self.describe} is closed")
         self.next_id += 1
         request = {"id": self.next_id, "op": op, **fields}
+        self._send(request)
+        deadline = time.monotonic() + wait + grace
+        self._in_flight = self.next_id if op in ("shell", "python") else None
         try:
-            self.transport.send(json.dumps(request).encode() + b"\n")
+            return self._wait(deadline)
+        finally:
+            self._in_flight = self._cancel = None
+
+    def cancel(self) -> bool:
+        """Ask the worker to stop the shell or python action in flight (see worker.py); returns whether one
+        was. Safe from a signal handler or another thread: the waiting call sends the request."""
+        target = self._in_flight
+        if target is None or self.closed:
+            return False
+        self._cancel = target
+        return True
+
+    def _send(self, message: dict[str, Any]) -> None:
+        try:
+            self.transport.send(json.dumps(message).encode() + b"\n")
         except OSError as e:
             raise self._gone(f"cannot send to the worker ({e})") from e
-        deadline = time.monotonic() + wait + grace
+
+    def _wait(self, deadline: float) -> dict[str, Any]:
         while True:
             line = self._line(deadline)
             try:
@@ -188,10 +213,7 @@ class WorkerClient:
     def _handle_event(self, event: dict[str, Any]) -> None:
         reply = self.on_event(event) if self.on_event is not None else None
         if reply is not None:
-            try:
-                self.transport.send(json.dumps(reply).encode() + b"\n")
-            except OSError as e:
-                raise self._gone(f"cannot send to the worker ({e})") from e
+            self._send(reply)
 
     def put(self, path: str, data: bytes, mode: int = 0o644) -> None:
         """Create the file ``path`` (relative to the working directory) with ``data``, owned by the worker."""
@@ -207,8 +229,11 @@ class WorkerClient:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise self._gone("the worker stopped answering")
+            if self._cancel is not None and self._cancel == self._in_flight:
+                self._send({"op": "cancel", "target": self._cancel})
+                self._cancel = None
             try:
-                chunk = self.transport.read_chunk(remaining)
+                chunk = self.transport.read_chunk(min(remaining, _POLL_S))
             except OSError as e:
                 raise self._gone(f"the channel broke ({e})") from e
             if chunk == b"":
@@ -230,6 +255,7 @@ class WorkerClient:
             return ExecResult(
                 stdout=str(r["stdout"]), stderr=str(r["stderr"]),
                 exit_code=None if r["exit_code"] is None else int(r["exit_code"]), timed_out=bool(r["timed_out"]),
+                cancelled=bool(r.get("cancelled", False)),
                 stdout_bytes=int(r["stdout_bytes"]), stderr_bytes=int(r["stderr_bytes"]),
                 duration_s=float(r["duration"]), note=str(r.get("note", "")),
             )

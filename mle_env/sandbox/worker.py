@@ -45,8 +45,10 @@ Requests:  {"id": n, "op": "shell"|"python", "code": str, "timeout": seconds, "m
            for a docker fork: see pack_for_fork; staged likewise)
            {"id": n, "op": "unstage"}  (empty stage_dir)
            {"id": n, "op": "ping"}  |  {"id": n, "op": "shutdown"}
+           {"op": "cancel", "target": n}  (stop the shell or python request n if it is still running; no
+           response of its own: request n answers as usual, with "cancelled": true when it was stopped)
 Responses: {"id": n, "stdout": str, "stderr": str, "exit_code": int|null, "timed_out": bool,
-            "stdout_bytes": int, "stderr_bytes": int, "duration": seconds, "note": str}
+            "cancelled": bool, "stdout_bytes": int, "stderr_bytes": int, "duration": seconds, "note": str}
 Events (worker -> host, only while a request is in flight, before its response):
            {"event": "validate", "vid": n, "chunk": base64}  ...  {"event": "validate", "vid": n, "end": true}
            answered by the host with {"op": "validated", "vid": n, "result": str}
@@ -67,6 +69,10 @@ Events (worker -> host, only while a request is in flight, before its response):
 - ``python`` runs the code in ONE persistent interpreter (a child process), like a notebook cell: state
   carries over; the value of a final expression is printed. A timeout or a crash kills that interpreter;
   a fresh one starts and ``note`` says the state was lost.
+- ``cancel`` (a person's Ctrl-C in ``mle-env play``) stops a running action as a terminal's Ctrl-C would:
+  a shell action's process group gets SIGINT, then SIGKILL after ``CANCEL_GRACE_S`` (exit code 130); a
+  python cell gets KeyboardInterrupt (exit code 1, the interpreter's state kept), and an interpreter that
+  does not stop within ``CANCEL_GRACE_S`` is killed and restarted.
 - Output is capped: the first and last ``max_output / 2`` bytes of each stream are kept and the cut is
   marked, so 10 MB of output never sits in memory whole.
 - Children get ``oom_score_adj = 1000`` so that, under a memory limit, the kernel kills the agent's
@@ -100,6 +106,8 @@ DEFAULT_MAX_OUTPUT = 64 * 1024
 _READ = 65536
 #: bytes of a file per message from the validation endpoint (base64 makes a line of about 1.4 MB)
 RELAY_CHUNK = 1 << 20
+#: seconds a cancelled action has to stop on SIGINT before it is killed
+CANCEL_GRACE_S = 2.0
 
 
 def _open_oom_score_adj() -> int:
@@ -585,13 +593,16 @@ class _FilterProgram(ctypes.Structure):  # struct sock_fprog
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def _before_exec(cgroup_fds: list, program):
+def _before_exec(cgroup_fds: list, program, ignore_sigint: bool = False):
     """A preexec_fn that moves the new process into the sandbox's cgroups and installs the seccomp filter
     ``program`` (a (buffer, _FilterProgram) pair made once in the worker; None: none) before it runs anything.
-    The filter stays through exec (nsenter, then the agent's program), with no_new_privs set."""
+    The filter stays through exec (nsenter, then the agent's program), with no_new_privs set. With
+    ``ignore_sigint``, SIGINT is ignored from the start (an ignored signal stays ignored through exec)."""
     libc = _libc()
 
     def prepare() -> None:
+        if ignore_sigint:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         pid = str(os.getpid()).encode()
         for fd in cgroup_fds:
             os.write(fd, pid)
@@ -963,6 +974,18 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
+def _interrupt_group(proc: subprocess.Popen) -> None:
+    """SIGINT to the action's process group, as a terminal's Ctrl-C; what has not ended within CANCEL_GRACE_S
+    is killed."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGINT)
+    try:
+        proc.wait(timeout=CANCEL_GRACE_S)
+    except subprocess.TimeoutExpired:
+        pass
+    _kill_group(proc)
+
+
 class Worker:
     def __init__(self, config: Config) -> None:
         self.config = config
@@ -973,6 +996,8 @@ class Worker:
         self.send_lock = threading.Lock()
         self.out = None
         self.groups = set()
+        self.running_id = None  # the request of the action now running
+        self.cancel_target = None  # set by the reading thread when the host cancels a request
         self.disk = DiskWatch(config)
         self.cgroup_fds = [os.open(f, os.O_WRONLY) for f in config.cgroup_procs]
         self.filter = None
@@ -1007,7 +1032,7 @@ class Worker:
                 raise OSError(f"the stage folder {config.stage_dir} must be the worker's own, mode 0700")
         self.restore_skipped = restore_sparse(config.stage_dir) if config.restore and config.stage_dir else []
 
-    def _spawn(self, args: list, **kwargs) -> subprocess.Popen:
+    def _spawn(self, args: list, ignore_sigint: bool = False, **kwargs) -> subprocess.Popen:
         """Start ``args`` (behind the configured prefix, as the configured user, in the sandbox's cgroups) in
         a new session (its own process group) with oom_score_adj 1000.
 
@@ -1021,8 +1046,8 @@ class Worker:
             kwargs.update(user=config.user, group=config.group, extra_groups=[])
         if config.env is not None:
             kwargs["env"] = config.env
-        if self.cgroup_fds or self.filter is not None:
-            kwargs["preexec_fn"] = _before_exec(self.cgroup_fds, self.filter)
+        if self.cgroup_fds or self.filter is not None or ignore_sigint:
+            kwargs["preexec_fn"] = _before_exec(self.cgroup_fds, self.filter, ignore_sigint)
         _set_oom_score_adj(self.oom_fd, "1000")
         try:
             return subprocess.Popen(config.prefix + args, start_new_session=True, close_fds=True, **kwargs)
@@ -1101,7 +1126,7 @@ class Worker:
         self.groups.add(proc.pid)
         streams = Streams({proc.stdout.fileno(): out, proc.stderr.fileno(): err})
         deadline = time.monotonic() + timeout
-        timed_out = False
+        timed_out = cancelled = False
         disk_note = ""
         # until the pipes close, or the program ends while a background child still holds them
         while streams.open and proc.poll() is None and time.monotonic() < deadline:
@@ -1110,7 +1135,11 @@ class Worker:
             if disk_note:
                 _kill_group(proc)
                 break
-        if proc.poll() is None and not disk_note:
+            if self._cancelled():
+                cancelled = True
+                _interrupt_group(proc)
+                break
+        if proc.poll() is None and not disk_note and not cancelled:
             try:
                 proc.wait(max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
@@ -1121,7 +1150,9 @@ class Worker:
         for pipe in (proc.stdout, proc.stderr):
             _discard_in_background(pipe)
         disk_note = disk_note or self._disk_stop(force=self.disk.cheap)
-        if timed_out:
+        if cancelled:
+            note = "cancelled (Ctrl-C): the command and its process group were interrupted"
+        elif timed_out:
             note = f"timed out after {timeout:g}s; the command and its process group were killed"
         elif proc.returncode == -signal.SIGXFSZ or proc.returncode == 128 + signal.SIGXFSZ:
             note = (f"a file reached the sandbox's disk limit of {_size(self.disk.limit or 0)}, so the program writing "
@@ -1129,7 +1160,8 @@ class Worker:
         else:
             note = ""
         note = "; ".join(n for n in (spawn_note.rstrip("; "), note, disk_note) if n)
-        return self._result(out, err, None if timed_out else proc.returncode, timed_out, note)
+        exit_code = 130 if cancelled else None if timed_out else proc.returncode
+        return self._result(out, err, exit_code, timed_out, note, cancelled)
 
     # -- python ---------------------------------------------------------------------------------------
     def _start_repl(self) -> str:
@@ -1139,7 +1171,7 @@ class Worker:
         proc, note = self._spawn_action(
             [self.config.python, "-u", self.config.script, "repl", str(cmd_r), str(res_w)],
             cwd=self.config.cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            pass_fds=(cmd_r, res_w),
+            pass_fds=(cmd_r, res_w), ignore_sigint=True,
         )
         os.close(cmd_r)
         os.close(res_w)
@@ -1188,11 +1220,20 @@ class Worker:
             pass
         deadline = time.monotonic() + timeout
         disk_note = ""
+        cancelled = False
         while streams.control_line is None and not streams.control_closed and time.monotonic() < deadline:
-            streams.read(min(deadline, time.monotonic() + 0.25))
+            streams.read(min(deadline, time.monotonic() + 0.05))
             disk_note = self._disk_stop()
             if disk_note:
                 break
+            if not cancelled and self._cancelled():
+                # KeyboardInterrupt in the cell, and SIGINT to the programs it started, as a terminal's Ctrl-C;
+                # the interpreter and its state live on unless it ignores that (a launcher in front of it, such
+                # as nsenter, ignores SIGINT from its start, see _start_repl)
+                cancelled = True
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGINT)
+                deadline = min(deadline, time.monotonic() + CANCEL_GRACE_S)
         # the interpreter flushes its output before it reports, so what is left is already in the pipes
         streams.drain()
         streams.close()
@@ -1202,10 +1243,12 @@ class Worker:
                                 "state is lost")
         disk_note = self._disk_stop(force=self.disk.cheap)
         start_note = "; ".join(n for n in (start_note.rstrip("; "), disk_note) if n)
+        if cancelled:
+            start_note = "; ".join(n for n in ("cancelled (Ctrl-C): the cell was interrupted", start_note) if n)
         if streams.control_line is not None:
             try:
                 return self._result(out, err, int(json.loads(streams.control_line.decode())["exit_code"]), False,
-                                    start_note)
+                                    start_note, cancelled)
             except (ValueError, KeyError, TypeError):  # the cell forged a status line with the right nonce
                 self._stop_repl()
                 return self._result(out, err, 1, False, "the python interpreter's status channel was written to "
@@ -1213,6 +1256,10 @@ class Worker:
                                     "and its state is lost")
         if not streams.control_closed:
             self._stop_repl()
+            if cancelled:
+                return self._result(out, err, 1, False, "cancelled (Ctrl-C): the cell did not stop when "
+                                    "interrupted, so the python interpreter was killed and restarted, and its "
+                                    "variables and imports are lost", True)
             note = (f"timed out after {timeout:g}s; the python interpreter was killed and restarted, "
                     "so its variables and imports are lost")
             return self._result(out, err, None, True, note)
@@ -1227,12 +1274,19 @@ class Worker:
         else:
             why = f"exited (code {rc})"
         note = f"the python interpreter {why}; a new one starts with the next python action, so state is lost"
-        return self._result(out, err, rc if rc is not None else -1, False, note)
+        if cancelled:
+            note = "cancelled (Ctrl-C): " + note
+        return self._result(out, err, rc if rc is not None else -1, False, note, cancelled)
 
     # -- common ---------------------------------------------------------------------------------------
-    def _result(self, out: Capture, err: Capture, exit_code, timed_out: bool, note: str) -> dict:
+    def _cancelled(self) -> bool:
+        return self.running_id is not None and self.cancel_target == self.running_id
+
+    def _result(self, out: Capture, err: Capture, exit_code, timed_out: bool, note: str,
+                cancelled: bool = False) -> dict:
         return {
             "stdout": out.text(), "stderr": err.text(), "exit_code": exit_code, "timed_out": timed_out,
+            "cancelled": cancelled,
             "stdout_bytes": out.total, "stderr_bytes": err.total, "note": note,
         }
 
@@ -1340,6 +1394,8 @@ class Worker:
                 continue
             if isinstance(request, dict) and request.get("op") == "validated":
                 self._answer_relay(request)
+            elif isinstance(request, dict) and request.get("op") == "cancel":
+                self.cancel_target = request.get("target")  # read by the running action's loop
             elif isinstance(request, dict):
                 requests.put(request)
         requests.put(None)
@@ -1440,6 +1496,7 @@ class Worker:
             elif op in ("shell", "python"):
                 self._start_relay()
                 fn = self.shell if op == "shell" else self.python
+                self.running_id = request.get("id")
                 try:
                     response = fn(request["code"], float(request["timeout"]),
                                   int(request.get("max_output", DEFAULT_MAX_OUTPUT)))
@@ -1450,6 +1507,7 @@ class Worker:
                                             f"the sandbox could not run this action ({type(e).__name__}: {e})")
             else:
                 response = {"error": f"unknown op {op!r}"}
+            self.running_id = None
             response["id"] = request.get("id")
             response["duration"] = time.monotonic() - started
             self._send(response)
@@ -1500,6 +1558,11 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 # --- the persistent interpreter ------------------------------------------------------------------------
+def _interruptible(on: bool) -> None:
+    """SIGINT (a cancel) raises KeyboardInterrupt while a cell runs, and is ignored between cells."""
+    signal.signal(signal.SIGINT, signal.default_int_handler if on else signal.SIG_IGN)
+
+
 def _run_cell(code: str, namespace: dict) -> int:
     try:
         tree = ast.parse(code, "<cell>", "exec")
@@ -1510,6 +1573,7 @@ def _run_cell(code: str, namespace: dict) -> int:
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last = ast.Expression(tree.body.pop().value)
     try:
+        _interruptible(True)
         exec(compile(tree, "<cell>", "exec"), namespace)
         if last is not None:
             value = eval(compile(last, "<cell>", "eval"), namespace)
@@ -1518,9 +1582,12 @@ def _run_cell(code: str, namespace: dict) -> int:
     except SystemExit:
         raise
     except BaseException:
+        _interruptible(False)
         etype, value, tb = sys.exc_info()
         traceback.print_exception(etype, value, tb.tb_next if tb is not None else tb)
         return 1
+    finally:
+        _interruptible(False)
     return 0
 
 
@@ -1529,11 +1596,14 @@ def repl(cmd_fd: int, res_fd: int) -> None:
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     commands = os.fdopen(cmd_fd, "r")
     results = os.fdopen(res_fd, "w")
+    _interruptible(False)
     for line in commands:
         request = json.loads(line)
         code, nonce = request["code"], request.get("nonce")
         try:
             status = _run_cell(code, namespace)
+        except KeyboardInterrupt:  # one that came as the cell was ending
+            status = 1
         except SystemExit as e:
             sys.stdout.flush()
             sys.stderr.flush()

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pexpect
@@ -207,3 +208,64 @@ def test_play_ctrl_d_submits(tiny_prepared: str, home: Path) -> None:
     child.expect("submitting")
     child.expect("missing")
     child.expect(pexpect.EOF)
+
+
+def play(tiny_prepared: str, home: Path) -> pexpect.spawn:
+    child = pexpect.spawn(sys.executable, ["-m", "mle_env.cli", "play", tiny_prepared, "--sandbox", "local"],
+                          encoding="utf-8", timeout=60, env=cli_env(home))
+    child.expect("mle-env> ")
+    return child
+
+
+def interrupt_after_start(child: pexpect.spawn, line: str) -> float:
+    """Type ``line`` (an action that runs for 100 s), then Ctrl-C once it has started; returns when."""
+    child.sendline(line)
+    time.sleep(2)
+    child.sendintr()
+    return time.monotonic()
+
+
+def test_play_ctrl_c_cancels_the_action_and_a_second_ends_the_episode_graded(tiny_prepared: str,
+                                                                              home: Path) -> None:
+    child = play(tiny_prepared, home)
+    began = interrupt_after_start(child, "sleep 100; echo never")
+    child.expect("cancelling the action")
+    child.expect(r"cancelled \(Ctrl-C\)")
+    child.expect(r"\[exit 130")
+    child.expect("mle-env> ")
+    assert time.monotonic() - began < 30  # back at the prompt long before the action's 100 s
+    child.sendline(":py x = 41")
+    child.expect("mle-env> ")
+    interrupt_after_start(child, ":py import time; time.sleep(100)")
+    child.expect("KeyboardInterrupt")
+    child.expect("mle-env> ")
+    child.sendline(":py x + 1")  # the interpreter kept its state
+    child.expect(r"\b42\b")
+    child.expect("mle-env> ")
+    child.sendline("cp data/sample_submission.csv submission/submission.csv")
+    child.expect("mle-env> ")
+    child.sendintr()  # a lone Ctrl-C at the prompt only warns
+    child.expect("Ctrl-C again, or Ctrl-D, ends the episode")
+    child.expect("mle-env> ")
+    child.sendintr()
+    child.expect("second Ctrl-C: submitting")
+    child.expect("scored")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    [trajectory] = (home / "trajectories").rglob("trajectory.jsonl")
+    footer = json.loads(trajectory.read_text().splitlines()[-1])
+    assert footer["status"] == "submitted"
+
+
+def test_play_two_ctrl_c_during_an_action_end_the_episode_graded(tiny_prepared: str, home: Path) -> None:
+    child = play(tiny_prepared, home)
+    interrupt_after_start(child, "sleep 100")
+    time.sleep(0.3)
+    child.sendintr()
+    child.expect(r"ends, graded|second Ctrl-C")  # the second came during the action, or at the next prompt
+    child.expect("submitting")
+    child.expect("missing")  # graded: no submission was written
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
