@@ -55,9 +55,11 @@ def __dir__() -> list[str]:
 
 
 def _register_with_gymnasium() -> None:
+    from mle_env.competition.registry import on_competitions_added
     from mle_env.errors import MleEnvError
     from mle_env.gym_registration import register_gym_ids
 
+    on_competitions_added(register_gym_ids)  # competitions registered later get their ids too
     try:
         register_gym_ids()
     except MleEnvError as e:  # a broken user folder must not make the package unimportable

@@ -153,6 +153,7 @@ from mle_env.config import DEFAULT_ARTIFACTS_BYTES, DEFAULT_ARTIFACTS_FILES, Env
 from mle_env.devset import NO_DEV_SPLIT, DevScorer
 from mle_env.display_text import terminal_safe
 from mle_env.errors import ConfigError, SandboxBroken, SandboxUnavailable
+from mle_env.forking import Forkable
 from mle_env.grading.grader import Grader
 from mle_env.grading.report import GradeReport
 from mle_env.grading.validation import cap_reason
@@ -180,7 +181,7 @@ SUBMISSION_NAME, GRADE_NAME = "submission.csv", "grade.json"
 KEPT_FOLDERS = ("code", "logs")
 
 
-class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
+class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
     """A competition as an episode; the module docstring is the full specification."""
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
@@ -394,20 +395,6 @@ class MLEEnv(gymnasium.Env[dict[str, Any], Any]):
     def close(self) -> None:
         self._finish_resources("closed")
         self._done = True
-
-    def fork(self, replay_python: bool = False) -> MLEEnv:
-        """A new, independent episode in this one's exact state (see "Forking" in the module docstring).
-
-        Args:
-            replay_python: re-run this episode's python cells in the fork's fresh interpreter.
-
-        Raises:
-            ResetNeeded: the episode has ended (or never started).
-            SandboxUnavailable: the sandbox could not be snapshotted or the fork's could not start.
-        """
-        from mle_env.forking import fork_episode
-
-        return fork_episode(self, replay_python)
 
     def cancel_action(self) -> bool:
         """Stop the shell or python action that :meth:`step` is running now, as a terminal's Ctrl-C would

@@ -1,4 +1,5 @@
-"""Forking a running episode (``MLEEnv.fork``; see "Forking" in :mod:`mle_env.env` for what is carried).
+"""Forking a running episode: :class:`Forkable`, the part of ``MLEEnv`` that holds ``fork`` (MLEEnv inherits
+it, so this module needs nothing of mle_env.env; see "Forking" in :mod:`mle_env.env` for what is carried).
 
 The fork is a shallow copy of the env (the same competition, grader, limits, reward and options) with a
 sandbox of its own, started from a snapshot of the parent's (:meth:`mle_env.sandbox.base.Sandbox.fork`), its
@@ -11,7 +12,7 @@ from __future__ import annotations
 import copy
 import time
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from gymnasium.error import ResetNeeded
 
@@ -20,15 +21,32 @@ from mle_env.recording import TRAJECTORY_NAME, TrajectoryWriter, read_trajectory
 from mle_env.sandbox.endpoint import ValidationEndpoint
 
 if TYPE_CHECKING:
-    from mle_env.env import MLEEnv
     from mle_env.sandbox import Sandbox
+
+Env = TypeVar("Env", bound="Forkable")
 
 #: header fields that are the parent's own, not the fork's
 _OWN_FIELDS = ("type", "format", "started_at", "episode_id", "sandbox_info", "fork")
 
 
-def fork_episode(parent: MLEEnv, replay_python: bool = False) -> MLEEnv:
-    """See ``MLEEnv.fork``."""
+class Forkable:
+    """Gives the episode (``MLEEnv``) its :meth:`fork`; it reads the env's episode state (sandbox, trajectory
+    writer, clocks) and writes the fork's."""
+
+    def fork(self: Env, replay_python: bool = False) -> Env:
+        """A new, independent episode in this one's exact state (see "Forking" in :mod:`mle_env.env`).
+
+        Args:
+            replay_python: re-run this episode's python cells in the fork's fresh interpreter.
+
+        Raises:
+            ResetNeeded: the episode has ended (or never started).
+            SandboxUnavailable: the sandbox could not be snapshotted or the fork's could not start.
+        """
+        return _fork(self, replay_python)
+
+
+def _fork(parent: Env, replay_python: bool) -> Env:
     if parent._done or parent._sandbox is None or parent._writer is None:
         raise ResetNeeded("only a running episode can be forked: this one has ended (or never started); fork it "
                           "before its last step, or call reset()")
@@ -47,8 +65,8 @@ def fork_episode(parent: MLEEnv, replay_python: bool = False) -> MLEEnv:
         raise
 
 
-def _finish(parent: MLEEnv, sandbox: Sandbox, info: dict[str, Any], header: dict[str, Any],
-            steps: list[dict[str, Any]], elapsed: float, replay_python: bool) -> MLEEnv:
+def _finish(parent: Env, sandbox: Sandbox, info: dict[str, Any], header: dict[str, Any],
+            steps: list[dict[str, Any]], elapsed: float, replay_python: bool) -> Env:
     """The fork around its started sandbox: the env, its replayed cells, its trajectory, its first observation."""
     child = copy.copy(parent)
     child._own_sandbox(sandbox)  # closed with the fork, or by its finalizer if the fork is dropped unclosed
@@ -76,7 +94,7 @@ def _finish(parent: MLEEnv, sandbox: Sandbox, info: dict[str, Any], header: dict
     return child
 
 
-def _replay(child: MLEEnv, sandbox: Sandbox, steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _replay(child: Forkable, sandbox: Sandbox, steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Re-run the parent's python cells in order in the fork's fresh interpreter; the cells that failed."""
     failures: list[dict[str, Any]] = []
     for record in steps:

@@ -100,7 +100,7 @@ def test_headline_names_retries_only_when_an_episode_still_failed() -> None:
 
 
 def test_scores_and_places_in_words() -> None:
-    from mle_env.cli.formatting import format_score, rank_text, thresholds_text
+    from mle_env.formatting import format_score, rank_text, thresholds_text
 
     assert format_score(0.13563999999999998) == "0.13564" and format_score(None) == ""
     assert rank_text(120, 1 / 120, 120) == "place 120: beats 1 of the 120 teams (0.8%), ties 0, behind 119"

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from mle_env.prepare.archives import write_7z
+from mle_env.archives import write_7z
 from mle_env.prepare.helpers import PrepareContext, find_raw, split, write_csv
 
 

@@ -19,11 +19,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mle_env.cli.formatting import format_score, rank_text, thresholds_text
 from mle_env.competition.registry import get_spec, registry
 from mle_env.competition.spec import SPLITS, CompetitionSpec
 from mle_env.display_text import markup_safe, plain_text, terminal_safe
 from mle_env.errors import MleEnvError
+from mle_env.formatting import format_score, rank_text, thresholds_text
 from mle_env.paths import CompetitionPaths
 from mle_env.prepare.dev import dev_support
 
@@ -137,7 +137,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     from rich.table import Table
 
-    from mle_env.cli.formatting import fits
+    from mle_env.formatting import fits
 
     title = plain_text(f"{len(rows)} competitions" + (f" ({args.split})" if args.split else ""))
     table = Table(title=title)

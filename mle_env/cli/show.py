@@ -15,8 +15,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mle_env.cli.formatting import format_score, rank_text, thresholds_text
 from mle_env.display_text import plain_text, terminal_safe
+from mle_env.formatting import format_score, rank_text, thresholds_text
 
 DEFAULT_LINES = 12
 LINE_WIDTH = 200

@@ -15,8 +15,9 @@ competitions that claim the same id or alias raise ``RegistrationError``.
 from __future__ import annotations
 
 import difflib
+import importlib.resources
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from mle_env.competition.spec import SPEC_FILE, CompetitionSpec, CompetitionSpecErrors, load_spec
@@ -25,10 +26,9 @@ from mle_env.paths import EXTRA_COMPETITIONS_ENV
 
 
 def builtin_folder() -> Path:
-    """The folder of competitions shipped with the package."""
-    import mle_env.competitions as shipped
-
-    return Path(shipped.__file__).parent
+    """The folder of competitions shipped with the package (found as package data: the competitions' own code
+    is loaded by path when it is needed, never imported from here)."""
+    return Path(str(importlib.resources.files("mle_env.competitions")))
 
 
 def _competition_folders(root: Path) -> Iterator[Path]:
@@ -200,10 +200,20 @@ def register_competition(folder: str | os.PathLike[str]) -> list[str]:
     if failures:  # several folders: one exception listing every problem of each
         raise CompetitionSpecErrors(root, [e for f in failures for e in getattr(f, "errors", [f])])
     added = registry().add_root(root)  # the spec is read again when first asked for, as for every folder
-    from mle_env.gym_registration import register_gym_ids
-
-    register_gym_ids(added)
+    for listener in list(_ADDED_LISTENERS):
+        listener(added)
     return added
+
+
+#: called with the ids register_competition adds (mle_env.gym_registration registers them with Gymnasium)
+_ADDED_LISTENERS: list[Callable[[list[str]], object]] = []
+
+
+def on_competitions_added(listener: Callable[[list[str]], object]) -> None:
+    """Have ``listener(ids)`` called whenever :func:`register_competition` adds competitions (once per
+    listener, however often this is called)."""
+    if listener not in _ADDED_LISTENERS:
+        _ADDED_LISTENERS.append(listener)
 
 
 def list_competitions(split: str | None = None) -> list[str]:

@@ -28,6 +28,8 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 SPEC_FILE = "competition.toml"
 Split = Literal["lite", "medium", "high", "practice"]
 SPLITS: tuple[str, ...] = ("lite", "medium", "high", "practice")
+#: the shared prepare recipes a spec may name as ``prepare.helper`` (mle_env.prepare.helpers.HELPERS runs them)
+PREPARE_HELPERS: tuple[str, ...] = ("split_csv", "text_normalization")
 
 
 @dataclass(frozen=True)
@@ -373,11 +375,8 @@ def _semantic_errors(doc: dict[str, Any], folder: Path, path: Path) -> list[Comp
         if isinstance(script, str) and not (folder / script).is_file():
             problem(fld, f"file '{script}' is missing in {folder}")
     helper = prep.get("helper")
-    if isinstance(helper, str):
-        from mle_env.prepare.helpers import HELPERS
-
-        if helper not in HELPERS:
-            problem("prepare.helper", f"unknown helper '{helper}'{_did_you_mean(helper, sorted(HELPERS))}")
+    if isinstance(helper, str) and helper not in PREPARE_HELPERS:
+        problem("prepare.helper", f"unknown helper '{helper}'{_did_you_mean(helper, sorted(PREPARE_HELPERS))}")
     name = metric.get("name")
     if isinstance(name, str) and metric.get("script") is None:
         from mle_env.grading.metrics import METRICS, suggest

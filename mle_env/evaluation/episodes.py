@@ -61,6 +61,15 @@ def describe_error(e: BaseException) -> str:
     return "".join(traceback.format_exception(type(e), e, e.__traceback__, limit=8)).rstrip()
 
 
+def failed_task_record(task: dict[str, Any], error: str, status: str = "infra_error") -> dict[str, Any]:
+    """The record of a task whose worker (process or Ray task) died (``infra_error``) or that could not run
+    at all (:data:`~mle_env.evaluation.episodes.FATAL`)."""
+    return {"competition_id": task["competition_id"], "split": task.get("split"), "seed": task["seed"],
+            "attempt": task["attempt"], "agent": task["agent"], "status": status,
+            "end": "infra_error" if status == "infra_error" else "", "grade": None, "reward": 0.0, "steps": 0,
+            "error": error}
+
+
 def run_task(task: dict[str, Any]) -> dict[str, Any]:
     """Run one episode described by ``task`` (see runner.py) and return its results.jsonl record."""
     if task.get("data_dir"):
@@ -75,14 +84,16 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
     env = None
     in_episode = False
     try:
-        import mle_env
+        from mle_env.agents import make_policy
         from mle_env.competition.registry import get_spec
+        from mle_env.env import make
+        from mle_env.episode import run_episode
         from mle_env.prepare.runner import prepare
 
         spec = get_spec(task["competition_id"])
         record.update(competition_id=spec.id, competition_version=spec.version, split=spec.split)
         prepare(spec.id)  # idempotent and locked: a no-op where the data is there, safe when tasks race
-        env = mle_env.make(spec.id, **task["env_options"])
+        env = make(spec.id, **task["env_options"])
         factory = task.get("policy_factory")
         if factory:
             policy = factory(**task["agent_options"])
@@ -90,7 +101,7 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
             from mle_env.agents import with_episode_seed
 
             spec = task.get("agent_spec") or task["agent"]
-            policy = mle_env.make_policy(spec, **with_episode_seed(spec, task["agent_options"], task["seed"]))
+            policy = make_policy(spec, **with_episode_seed(spec, task["agent_options"], task["seed"]))
         failing = bool(task.get("inject_infra_failure"))
 
         def on_step(step: int, *_: Any) -> None:
@@ -98,7 +109,7 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
                 inject_infra_failure(env)
 
         in_episode = True
-        result = mle_env.run_episode(env, policy, seed=task["seed"], on_step=on_step)
+        result = run_episode(env, policy, seed=task["seed"], on_step=on_step)
         record.update(status=result.status, end=result.end, grade=result.grade.to_dict() if result.grade else None,
                       reward=result.reward, steps=result.steps, error=result.error, trajectory=result.trajectory)
         record["hardware"].update(result.hardware)

@@ -15,8 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mle_env.errors import PrerequisiteError
-from mle_env.evaluation.episodes import FATAL, run_task
-from mle_env.evaluation.runner import failed_task_record
+from mle_env.evaluation.episodes import FATAL, failed_task_record, run_task
 
 
 class RayBackend:

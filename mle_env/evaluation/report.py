@@ -208,7 +208,7 @@ def _print_per_competition(table: dict[str, dict[str, Any]], console: Any) -> No
     """One row per competition; at a width too narrow for that, one line per competition."""
     from rich.markup import escape
 
-    from mle_env.cli.formatting import fits, format_score
+    from mle_env.formatting import fits, format_score
 
     title = "Per competition (n: scheduled episodes; x/n: episodes reaching the tier)"
     comp = _table(title)

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from mle_env.errors import ConfigError, NotPrepared, PrepareError, PrerequisiteError
-from mle_env.evaluation.episodes import FATAL, run_task
+from mle_env.evaluation.episodes import FATAL, failed_task_record, run_task
 from mle_env.evaluation.results import (
     EvaluationError,
     append_result,
@@ -180,15 +180,6 @@ class LocalPool:
         self.executor.shutdown(cancel_futures=True)
 
 
-def failed_task_record(task: dict[str, Any], error: str, status: str = "infra_error") -> dict[str, Any]:
-    """The record of a task whose worker (process or Ray task) died (``infra_error``) or that could not run
-    at all (:data:`~mle_env.evaluation.episodes.FATAL`)."""
-    return {"competition_id": task["competition_id"], "split": task.get("split"), "seed": task["seed"],
-            "attempt": task["attempt"], "agent": task["agent"], "status": status,
-            "end": "infra_error" if status == "infra_error" else "", "grade": None, "reward": 0.0, "steps": 0,
-            "error": error}
-
-
 def episodes_to_run(config: EvalConfig, records: list[dict[str, Any]] | None = None) -> list[tuple[str, int]]:
     """(competition, seed) pairs without a finished record in the run directory (or in ``records``, when
     the caller has read them already); those whose infrastructure failed before are run again."""
@@ -250,8 +241,7 @@ def preflight(config: EvalConfig, todo: list[tuple[str, int]] | None = None) -> 
             message gives the install command, e.g. ``pip install 'mle-env[images]'``).
         Whatever building the policy or the env raises (e.g. ImportError for a missing extra).
     """
-    import mle_env
-    from mle_env.agents import absolute_spec
+    from mle_env.agents import absolute_spec, make_policy
     from mle_env.competition.registry import get_spec
     from mle_env.config import EnvConfig
     from mle_env.prepare.runner import prepare
@@ -270,7 +260,7 @@ def preflight(config: EvalConfig, todo: list[tuple[str, int]] | None = None) -> 
                 raise ConfigError(f"policy_factory must be picklable (a class or function defined at module "
                                   f"level) to reach the worker processes: {type(e).__name__}: {e}") from e
     else:
-        _close(mle_env.make_policy(absolute_spec(config.agent), **config.agent_options))
+        _close(make_policy(absolute_spec(config.agent), **config.agent_options))
     splits = {cid: get_spec(cid).split for cid in competitions}
     local_data = not config.ray_address or config.data_dir is not None
     home = Path(config.data_dir) if config.data_dir else None
@@ -334,14 +324,14 @@ def _prepared_here(cid: str, home: Path | None) -> bool:
 
 def _check_envs(competitions: list[str], env_options: dict[str, Any], home: Path | None) -> None:
     """Build the env of every competition (no sandbox) and start one sandbox, with the episodes' options."""
-    import mle_env
+    from mle_env.env import make
 
     with tempfile.TemporaryDirectory(prefix="mle-env-preflight-") as scratch:
         options = {**env_options, "record_dir": scratch}
         if home is not None and "home" not in options:
             options["home"] = str(home)
         for n, cid in enumerate(competitions):
-            env = mle_env.make(cid, **options)
+            env = make(cid, **options)
             try:
                 if n == 0:
                     try:

@@ -231,7 +231,7 @@ class Grader:
 def sample_header(path: Path) -> pd.DataFrame | None:
     """The sample submission's columns (a frame with no rows), or None when there is no such file; a sample
     packed as 7z (statoil's ``sample_submission.csv.7z``) is read from its one member."""
-    from mle_env.prepare.archives import is_7z, read_7z_member
+    from mle_env.archives import is_7z, read_7z_member
 
     if not path.is_file():
         return None

@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mle_env.prepare.helpers import read_csv, split
 from mle_env.prepare.progress import progress
+from mle_env.prepare.tables import CsvAppender, read_csv, split
 
 DEFAULT_CHUNK_ROWS = 200_000
 #: split_csv streams a raw CSV larger than this (unless told otherwise with chunk_rows)
@@ -133,7 +133,6 @@ def partition_csv(
     output gets the header, even with no row; column types are unified over the whole file first (pass 1,
     as in :func:`split_chunks`), so the written cells equal a filter of the whole file read at once (e.g.
     ``frame[frame[key].isin(keys)]``). Returns the number of rows written to each output."""
-    from mle_env.prepare.helpers import CsvAppender
 
     seen: dict[str, set[str]] = {}
     for chunk in _chunks(path, chunk_rows, None, **read_kwargs):

@@ -33,6 +33,7 @@ import pandas as pd
 from mle_env.competition.spec import CompetitionSpec
 from mle_env.errors import PrepareError, PrerequisiteError
 from mle_env.prepare import samples
+from mle_env.prepare.tables import CsvAppender, read_csv, split  # also for competitions' prepare.py
 
 
 @dataclass
@@ -137,14 +138,6 @@ def pillow() -> Any:
 
 
 # --- small pieces ------------------------------------------------------------------------------------
-def read_csv(path: Path, **kwargs: Any) -> pd.DataFrame:
-    """pandas.read_csv with MLE-bench's float_precision="round_trip", so floats survive a rewrite unchanged
-    (pandas 3 parses that way by default and deprecates the option)."""
-    if int(pd.__version__.split(".")[0]) < 3:
-        kwargs.setdefault("float_precision", "round_trip")
-    return pd.read_csv(path, **kwargs)
-
-
 def write_csv(frame: pd.DataFrame, path: Path, **kwargs: Any) -> None:
     """Write without the index, creating parent folders."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -156,14 +149,6 @@ def write_json(data: Any, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
         json.dump(data, f, indent=4)
-
-
-def split(items: Any, test_size: float | int, random_state: int = 0) -> tuple[Any, Any]:
-    """scikit-learn ``train_test_split(items, test_size=..., random_state=...)``: (train, test)."""
-    from sklearn.model_selection import train_test_split
-
-    train, test = train_test_split(items, test_size=test_size, random_state=random_state)
-    return train, test
 
 
 def renumber(values: pd.Series, start: int = 0, prefix: str = "") -> pd.Series:
@@ -350,30 +335,6 @@ def split_csv(
     copy_files(also_copy, ctx.raw, ctx.public, ctx.may_link(ctx.raw))
 
 
-class CsvAppender:
-    """Writes a CSV frame by frame: the header with the first frame, rows only after it (no index). Nothing
-    is written (not even a file) when no frame comes; a context manager, so the file is closed on errors."""
-
-    def __init__(self, path: Path, **kwargs: Any) -> None:
-        self.path, self.kwargs, self.file = path, kwargs, None
-
-    def write(self, frame: pd.DataFrame) -> None:
-        """Append ``frame`` (its header too when it is the first)."""
-        if self.file is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.file = open(self.path, "w", newline="", encoding="utf-8")
-            frame.to_csv(self.file, index=False, **self.kwargs)
-        else:
-            frame.to_csv(self.file, index=False, header=False, **self.kwargs)
-
-    def __enter__(self) -> CsvAppender:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.file is not None:
-            self.file.close()
-
-
 def text_normalization(ctx: PrepareContext, *, language: str, test_size: float = 0.1, random_state: int = 0) -> None:
     """Kaggle's text-normalization challenges (``language`` is the file prefix, ``en`` or ``ru``).
 
@@ -399,6 +360,7 @@ def text_normalization(ctx: PrepareContext, *, language: str, test_size: float =
         write_zipped_csv(frame, ctx.public / f"{language}_{name}.csv.zip", ctx.scratch, **quoted)
 
 
+#: the recipe of each name a spec may give (``PREPARE_HELPERS``, checked when a spec is read)
 HELPERS: dict[str, Callable[..., None]] = {
     "split_csv": split_csv,
     "text_normalization": text_normalization,

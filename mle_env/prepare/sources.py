@@ -367,7 +367,7 @@ class ManualSource(Source):
 
 def extract_archive(archive: Path, dest: Path) -> None:
     """Extract a zip, tar or 7z archive into ``dest``, refusing members that would land outside it."""
-    from mle_env.prepare.archives import extract_7z, is_7z
+    from mle_env.archives import extract_7z, is_7z
 
     dest = Path(dest)
     if is_7z(archive):

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import IO, Any, Protocol
 
 from mle_env.errors import SandboxUnavailable
-from mle_env.sandbox.base import ExecResult
+from mle_env.sandbox.exec_result import ExecResult
 
 # the worker enforces action timeouts itself; the host waits this much longer before it gives up on it. A worker
 # that dies closes the channel at once; only a live one that cannot answer waits this out, so it is generous:

@@ -203,3 +203,10 @@ def test_a_misspelled_source_type_and_source_key_get_suggestions(tmp_path: Path)
     problems = {e.field: e.problem for e in info.value.errors}
     assert problems["sources[0].file_name"] == "unknown key 'file_name'; did you mean 'filename'?"
     assert "'filename' is a required property" in problems["sources[0]"]
+
+
+def test_the_helper_names_a_spec_accepts_are_the_recipes_prepare_runs() -> None:
+    from mle_env.competition.spec import PREPARE_HELPERS
+    from mle_env.prepare.helpers import HELPERS
+
+    assert sorted(PREPARE_HELPERS) == sorted(HELPERS)

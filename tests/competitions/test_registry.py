@@ -101,7 +101,7 @@ def read_table(path: Path) -> pd.DataFrame:
     if path.suffix == ".7z":  # statoil publishes its sample submission as sample_submission.csv.7z
         import io
 
-        from mle_env.prepare.archives import read_7z_member
+        from mle_env.archives import read_7z_member
 
         return pd.read_csv(io.BytesIO(read_7z_member(path)), dtype=str, keep_default_na=False)
     return pd.read_csv(path, dtype=str, keep_default_na=False)

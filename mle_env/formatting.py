@@ -1,5 +1,6 @@
-"""How the CLI writes numbers and tables: scores to MLE-bench's 5 decimals, leaderboard places in words, and
-tables that stay readable at 80 columns (or give way to one record per line)."""
+"""How mle-env writes numbers and tables (the CLI, eval reports): scores to MLE-bench's 5 decimals,
+leaderboard places in words, and tables that stay readable at 80 columns (or give way to one record per
+line)."""
 
 from __future__ import annotations
 
