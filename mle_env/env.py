@@ -133,21 +133,19 @@ sandbox whose files cannot be copied raises SandboxUnavailable.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
-import shutil
-import tarfile
 import tempfile
 import time
 import uuid
 import weakref
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import gymnasium
 from gymnasium.error import ResetNeeded
 
 from mle_env.actions import Action, ActionError, describe, parse_action
+from mle_env.artifacts import SUBMISSION_NAME, ArtifactKeeper
 from mle_env.competition.registry import get_spec
 from mle_env.config import DEFAULT_ARTIFACTS_BYTES, DEFAULT_ARTIFACTS_FILES, EnvConfig, competition_name
 from mle_env.devset import NO_DEV_SPLIT, DevScorer
@@ -177,8 +175,6 @@ DEFAULT_TIME_LIMIT = 24 * 3600.0
 #: every value of info["status"]: running, then how the episode ended (see "Episode end" above)
 STATUSES = ("running", "submitted", "truncated", "sandbox_broken", "infra_error")
 #: names inside an episode's folder (see "Kept artifacts" above)
-SUBMISSION_NAME, GRADE_NAME = "submission.csv", "grade.json"
-KEPT_FOLDERS = ("code", "logs")
 
 
 class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
@@ -251,7 +247,7 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
         self._sandbox: Sandbox | None = None
         self._writer: TrajectoryWriter | None = None
         self._episode_dir: Path | None = None
-        self._artifacts: dict[str, Any] = {}
+        self._artifacts: ArtifactKeeper | None = None
         self._task = ""
         self._started = 0.0
         self._steps = 0
@@ -295,7 +291,8 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
         episode_id = uuid.uuid4().hex
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         self._episode_dir = self.record_dir / f"{self.competition.id}-{stamp}-{episode_id[:8]}"
-        self._artifacts = {}
+        self._artifacts = ArtifactKeeper(self._episode_dir, self.config.artifacts_max_bytes,
+                                         self.config.artifacts_max_files)
         self._writer = TrajectoryWriter(self._episode_dir / TRAJECTORY_NAME)
         self._writer.header(
             episode_id=episode_id, competition_id=self.competition.id, competition_version=self.competition.version,
@@ -471,7 +468,8 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
             except SandboxBroken as e:  # the agent's doing: graded as a submission that cannot be read
                 copied = cap_reason(f"{in_sandbox} could not be copied out of the broken sandbox ({e})")
             if isinstance(copied, Path):
-                self._keep_file(copied, SUBMISSION_NAME)
+                if self._artifacts is not None:
+                    self._artifacts.keep_file(copied, SUBMISSION_NAME)
                 report = self.grader.grade(copied)
             else:
                 report = self.grader.grade(Path(tmp) / "absent.csv")
@@ -507,10 +505,10 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
         """Keep the episode's artifacts and write the footer (if an episode was open), close the trajectory
         and remove the sandbox."""
         if self._writer is not None:
-            self._keep_artifacts(status, report)
+            kept = self._artifacts.finish(self._sandbox, status, report) if self._artifacts is not None else {}
             self._writer.footer(status=status, grade=report.to_dict() if report is not None else None,
                                 reward=reward, steps=self._steps, elapsed_s=time.monotonic() - self._started,
-                                artifacts=self._artifacts)
+                                artifacts=kept)
             self._writer.close()
             self._writer = None
         if self._sandbox is not None:
@@ -525,43 +523,6 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
         self._sandbox_finalizer = weakref.finalize(self, close_sandbox, sandbox, os.getpid())
 
 
-    # -- kept artifacts (see "Kept artifacts" above) ----------------------------------------------------------
-    def _keep_file(self, source: Path, name: str) -> None:
-        if self._episode_dir is None:
-            return
-        try:
-            shutil.copyfile(source, self._episode_dir / name)
-            self._artifacts[name.split(".")[0]] = name
-        except OSError as e:
-            self._artifacts.setdefault("errors", []).append(f"{name}: {e}")
-
-    def _keep_artifacts(self, status: str, report: GradeReport | None) -> None:
-        """grade.json, then ./code and ./logs (capped) into the episode's folder; never raises."""
-        folder = self._episode_dir
-        if folder is None:
-            return
-        errors: list[str] = self._artifacts.setdefault("errors", [])
-        if report is not None:
-            try:
-                (folder / GRADE_NAME).write_text(json.dumps(report.to_dict(), indent=2, default=str) + "\n")
-                self._artifacts["grade"] = GRADE_NAME
-            except (OSError, TypeError, ValueError) as e:
-                errors.append(f"{GRADE_NAME}: {e}")
-        left = self.config.artifacts_max_bytes
-        if self._sandbox is not None and status != "infra_error" and left > 0:
-            for part in KEPT_FOLDERS:
-                try:
-                    with self._sandbox.copy_tree(part, max(0, left), self.config.artifacts_max_files) as archive:
-                        files, size, truncated = extract_tree(archive, folder / part, max(0, left))
-                except Exception as e:  # noqa: BLE001 - whatever fails here, the grade and status stand
-                    errors.append(f"{part}/: {type(e).__name__}: {e}")
-                    continue
-                left -= size
-                self._artifacts[part] = {"files": files, "bytes": size, "truncated": truncated}
-        if not errors:
-            del self._artifacts["errors"]
-
-
 #: what a reader of a trajectory may take each record's fields for (written in every header)
 OUTPUT_TRUST = {
     "shell": "stdout, stderr and exit code as the worker read them from a fresh process; its processes are the "
@@ -570,37 +531,6 @@ OUTPUT_TRUST = {
               "interpreter and forge what later cells print and their exit codes, or keep them from running",
     "validate, score_dev, submit": "computed on the host from a copy of the file: the agent cannot forge them",
 }
-
-
-def extract_tree(archive: IO[bytes], target: Path, max_bytes: int) -> tuple[int, int, bool]:
-    """Unpack a ``Sandbox.copy_tree`` archive (read as a stream) into ``target``: regular files with safe
-    relative names only, at most ``max_bytes`` of content; returns (files, bytes, whether anything was left
-    out)."""
-    target.mkdir(parents=True, exist_ok=True)
-    files = size = 0
-    truncated = False
-    with tarfile.open(fileobj=archive, mode="r|") as tar:
-        for member in tar:
-            parts = Path(member.name).parts
-            if (not member.isfile() or not parts or Path(member.name).is_absolute() or ".." in parts
-                    or "\x00" in member.name):
-                continue
-            if member.name == "TRUNCATED.txt":
-                truncated = True
-            if member.size > max_bytes - size:
-                truncated = True
-                continue
-            data = tar.extractfile(member)
-            if data is None:
-                continue
-            dest = target.joinpath(*parts)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            with dest.open("wb") as out:
-                shutil.copyfileobj(data, out, 1 << 20)
-            files += 1
-            size += member.size
-            tar.members.clear()  # a stream needs no index of what it passed
-    return files, size, truncated
 
 
 def close_sandbox(sandbox: Sandbox, owner_pid: int) -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from gymnasium.error import ResetNeeded
 
+from mle_env.artifacts import ArtifactKeeper
 from mle_env.errors import SandboxBroken
 from mle_env.recording import TRAJECTORY_NAME, TrajectoryWriter, read_trajectory
 from mle_env.sandbox.endpoint import ValidationEndpoint
@@ -71,7 +72,7 @@ def _finish(parent: Env, sandbox: Sandbox, info: dict[str, Any], header: dict[st
     child = copy.copy(parent)
     child._own_sandbox(sandbox)  # closed with the fork, or by its finalizer if the fork is dropped unclosed
     child._np_random = copy.deepcopy(parent._np_random)
-    child._artifacts, child._annotations, child._last_obs = {}, {}, None
+    child._annotations, child._last_obs = {}, None
     child.dev = copy.copy(parent.dev)  # the best dev score so far is carried, and then the fork's own
     child._started = time.monotonic() - elapsed  # the snapshot's time is charged to neither clock
     failures = _replay(child, sandbox, steps) if replay_python else None
@@ -80,6 +81,8 @@ def _finish(parent: Env, sandbox: Sandbox, info: dict[str, Any], header: dict[st
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     child._episode_dir = parent.record_dir / f"{parent.competition.id}-{stamp}-{episode_id[:8]}"
     child._writer = TrajectoryWriter(child._episode_dir / TRAJECTORY_NAME)
+    child._artifacts = ArtifactKeeper(child._episode_dir, parent.config.artifacts_max_bytes,
+                                      parent.config.artifacts_max_files)
     fork = {"parent_episode": header.get("episode_id"), "parent_trajectory": str(parent._writer.path),
             "step": parent._steps, "elapsed_s": elapsed, "replay_python": replay_python,
             "replay_failures": failures}

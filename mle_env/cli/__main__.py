@@ -2,6 +2,6 @@
 
 import sys
 
-from mle_env.cli import main
+from mle_env.cli.main import main
 
 sys.exit(main())
