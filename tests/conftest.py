@@ -42,6 +42,42 @@ def require_import(module: str, install: str, strict_env: str) -> Any:
         require(False, f"cannot import {module} ({type(e).__name__}: {e}); {install}", strict_env)
 
 
+# --- markers -----------------------------------------------------------------------------------------
+#: a fixture a test uses -> the marker it gets (see pyproject.toml's markers)
+_FIXTURE_MARKERS = {"docker_engine": "docker", "llm_base_url": "llm", "ray_cluster": "ray"}
+#: what these need makes a test slow (a container, a model's replies, a cluster)
+_SLOW_MARKERS = {"docker", "llm", "ray", "gpu"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test by what it needs, so ``pytest -m "not slow"`` is a quick loop: ``docker`` (it uses the
+    engine, directly or as the docker variant of ``backend``), ``llm``, ``ray``; and ``slow`` for any of
+    those, on top of the tests marked slow by hand."""
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        wanted = {marker for fixture, marker in _FIXTURE_MARKERS.items() if fixture in names}
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and callspec.params.get("backend") == "docker":
+            wanted.add("docker")
+        present = {mark.name for mark in item.iter_markers()}
+        if (wanted | present) & _SLOW_MARKERS:
+            wanted.add("slow")
+        for marker in sorted(wanted - present):
+            item.add_marker(marker)
+        if "gpu" in present and not _gpu_present() and os.environ.get("MLE_ENV_REQUIRE_GPU") != "1":
+            item.add_marker(pytest.mark.skip(reason="no NVIDIA GPU here (nvidia-smi lists none)"))
+
+
+def _gpu_present() -> bool:
+    import shutil
+    import subprocess
+
+    if shutil.which("nvidia-smi") is None:
+        return False
+    listed = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
+    return listed.returncode == 0 and "GPU" in listed.stdout
+
+
 @pytest.fixture(scope="session")
 def shared() -> Path:
     require((SHARED / "mlebench-leaderboards").is_dir(), f"no shared folder at {SHARED}", "MLE_ENV_REQUIRE_SHARED")

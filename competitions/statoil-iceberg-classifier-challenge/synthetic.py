@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mle_env.competition.synthetic import column_ids, csv_text, held_out, hex_ids
 from mle_env.archives import extract_7z, write_7z
+from mle_env.competition.synthetic import column_ids, csv_text, held_out, hex_ids
 
 PUBLIC = frozenset({"sample_submission.csv.7z", "test.json.7z", "train.json.7z"})
 PRIVATE = frozenset({"sample_submission.csv", "test.csv"})

@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mle_env.competition.synthetic import held_out, wav_bytes
 from mle_env.archives import extract_7z
+from mle_env.competition.synthetic import held_out, wav_bytes
 
 PUBLIC = frozenset({"sample_submission.csv", "test", "train"})
 PRIVATE = frozenset({"test.csv"})

@@ -14,7 +14,7 @@ from mle_env.display_text import markup_safe, terminal_safe
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("eval", help="run an agent over competitions x seeds and report pass@k")
     p.add_argument("--competitions", nargs="+", required=True, metavar="NAME",
-                   help="ids, aliases, splits (lite, medium, high, practice) or @FILE with one id per line")
+                   help="ids, aliases, splits (lite, medium, high, dev, practice) or @FILE with one id per line")
     p.add_argument("--seeds", type=int, default=1, help="episodes per competition (seeds 0..K-1)")
     p.add_argument("--workers", type=int, default=1, help="episodes at a time in the local pool")
     p.add_argument("--out", type=Path, required=True, help="the run directory (rerun to resume)")

@@ -217,14 +217,14 @@ def on_competitions_added(listener: Callable[[list[str]], object]) -> None:
 
 
 def list_competitions(split: str | None = None) -> list[str]:
-    """Ids of every registered competition, or of one split (lite, medium, high, practice), sorted."""
+    """Ids of every registered competition, or of one split (lite, medium, high, dev, practice), sorted."""
     if split is None:
         return registry().ids()
     return [spec.id for spec in registry().specs(split)]
 
 
 def select_competitions(names: list[str]) -> list[str]:
-    """Competition ids from ids, aliases, split names (lite, medium, high, practice) and ``@FILE`` (a file
+    """Competition ids from ids, aliases, split names (lite, medium, high, dev, practice) and ``@FILE`` (a file
     with one id or alias per line, # comments allowed); in order, without repeats.
 
     Raises:

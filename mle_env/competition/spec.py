@@ -26,8 +26,10 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 SPEC_FILE = "competition.toml"
-Split = Literal["lite", "medium", "high", "practice"]
-SPLITS: tuple[str, ...] = ("lite", "medium", "high", "practice")
+#: lite, medium, high: MLE-bench's 75 (its low, medium and high complexity); dev: MLE-bench's 7 development
+#: competitions, outside the 75 (not to be confused with an episode's dev_split); practice: mle-env's own
+Split = Literal["lite", "medium", "high", "dev", "practice"]
+SPLITS: tuple[str, ...] = ("lite", "medium", "high", "dev", "practice")
 #: the shared prepare recipes a spec may name as ``prepare.helper`` (mle_env.prepare.helpers.HELPERS runs them)
 PREPARE_HELPERS: tuple[str, ...] = ("split_csv", "text_normalization")
 

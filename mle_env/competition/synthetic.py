@@ -43,7 +43,7 @@ from mle_env.competition.registry import get_spec, list_competitions
 
 SYNTHETIC_FILE = "synthetic.py"
 #: the splits that are MLE-bench's (practice competitions ship real data instead)
-MLEBENCH_SPLITS = ("lite", "medium", "high")
+MLEBENCH_SPLITS = ("lite", "medium", "high", "dev")
 
 Generator = Callable[[Path], None]
 AnswerIds = Callable[[pd.DataFrame], list[str]]

@@ -11,12 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mle_env.archives import read_7z_member, write_7z
 from mle_env.competition.registry import get_spec
 from mle_env.competition.synthetic import folder_module, load_synthetic
 from mle_env.grading.grader import Grader, sample_header
 from mle_env.grading.metrics import get_metric
 from mle_env.paths import CompetitionPaths
-from mle_env.archives import read_7z_member, write_7z
 from mle_env.prepare.runner import prepare
 
 

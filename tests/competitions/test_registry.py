@@ -40,7 +40,7 @@ from mle_env.paths import CompetitionPaths
 from mle_env.prepare.runner import prepare
 
 LITE = list_competitions("lite")
-#: every MLE-bench competition (lite, medium, high) whose folder has a synthetic.py
+#: every MLE-bench competition (lite, medium, high, dev) whose folder has a synthetic.py
 COVERED = synthetic_competitions()
 BEST = {"sequence_edit_rate": 0.0, "haversine_p50_p95": 0.0, "f1": 1.0, "mcc": 1.0,
         "levenshtein": 0.0, "kendall_tau_pooled": 1.0, "point_in_box_f1": 1.0, "weighted_auc_tpr_bands": 1.0,
@@ -97,14 +97,15 @@ def prepared(tmp_path_factory: pytest.TempPathFactory) -> Prepared:
 
 
 def read_table(path: Path) -> pd.DataFrame:
-    """A CSV (or a zip or 7z holding one) with every cell as text, exactly as written."""
+    """A CSV or TSV (or a zip or 7z holding one) with every cell as text, exactly as written."""
     if path.suffix == ".7z":  # statoil publishes its sample submission as sample_submission.csv.7z
         import io
 
         from mle_env.archives import read_7z_member
 
         return pd.read_csv(io.BytesIO(read_7z_member(path)), dtype=str, keep_default_na=False)
-    return pd.read_csv(path, dtype=str, keep_default_na=False)
+    sep = "\t" if path.name.endswith((".tsv", ".tsv.zip")) else ","
+    return pd.read_csv(path, dtype=str, keep_default_na=False, sep=sep)
 
 
 def answers_of(prepared: Prepared, cid: str) -> pd.DataFrame:
@@ -143,7 +144,7 @@ def test_synthetic_module_follows_the_convention(cid: str) -> None:
     assert isinstance(module.PUBLIC, frozenset) and isinstance(module.PRIVATE, frozenset)
     for name in ("generate", "ids_from_answers", "expected_test_ids"):
         assert callable(getattr(module, name, None)), f"{cid}/synthetic.py defines no {name}()"
-    assert get_spec(cid).split in ("lite", "medium", "high")
+    assert get_spec(cid).split in ("lite", "medium", "high", "dev")
 
 
 def test_list_shows_every_lite_competition_with_its_size(capsys: pytest.CaptureFixture[str], home: Path) -> None:
@@ -204,7 +205,7 @@ def test_published_files_are_mlebench_s(cid: str, prepared: Prepared) -> None:
 
 def _public_tables(public: Path) -> dict[str, pd.DataFrame]:
     return {str(p.relative_to(public)): read_table(p) for p in sorted(public.rglob("*"))
-            if p.name.endswith((".csv", ".csv.zip"))}
+            if p.name.endswith((".csv", ".csv.zip", ".tsv", ".tsv.zip"))}
 
 
 @pytest.mark.parametrize("cid", COVERED)

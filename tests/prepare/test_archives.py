@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from conftest import raw_dir
 
+from mle_env.archives import extract_7z, is_7z, write_7z
 from mle_env.competition.registry import get_spec
 from mle_env.errors import PrepareError
 from mle_env.paths import CompetitionPaths
-from mle_env.archives import extract_7z, is_7z, write_7z
 from mle_env.prepare.helpers import PrepareContext, find_raw, raw_folder
 from mle_env.prepare.runner import prepare
 from mle_env.prepare.sources import extract_archive

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import tomllib
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 MAPPED = {"mle_env.agents": "agents", "mle_env.scaffolds": "scaffolds", "mle_env.competitions": "competitions"}
 
 

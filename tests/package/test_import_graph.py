@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 #: import name -> folder
 SOURCES = {"mle_env": "mle_env", "mle_env.agents": "agents", "mle_env.scaffolds": "scaffolds",
            "mle_env.competitions": "competitions"}
