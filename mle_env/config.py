@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mle_env.competition.task_text import check_task_text
 from mle_env.errors import ConfigError
 from mle_env.sandbox.images import DEFAULT_IMAGE
 from mle_env.units import human_bytes
@@ -231,6 +232,9 @@ class EnvConfig:
         dev_split: None (default: MLE-bench's task), or the fraction in (0, 1) of the public training rows
             held out as a dev set for ``score_dev`` (:mod:`mle_env.devset`); ``reward="dev_improvement"``
             needs it.
+        task_text: the description the task starts with: ``"original"`` (default), ``"obfuscated"``, or
+            MLE-bench's own from a checkout, ``"mlebench:PATH"`` / ``"mlebench-obfuscated:PATH"``
+            (:mod:`mle_env.competition.task_text`); ``./data/description.md`` says the same.
 
     Raises:
         ConfigError: on construction, for the first option that is malformed or out of range.
@@ -254,6 +258,7 @@ class EnvConfig:
     artifacts_max_bytes: int | str = DEFAULT_ARTIFACTS_BYTES
     artifacts_max_files: int = DEFAULT_ARTIFACTS_FILES
     dev_split: float | None = None
+    task_text: str = "original"
 
     def __post_init__(self) -> None:
         def put(name: str, value: Any) -> None:
@@ -312,6 +317,7 @@ class EnvConfig:
             put("dev_split", float(self.dev_split))
         elif isinstance(self.reward, str) and self.reward == "dev_improvement":
             raise ConfigError("reward='dev_improvement' needs a dev split: pass dev_split=0.1 (or another fraction)")
+        put("task_text", check_task_text(self.task_text))
 
     # -- building ----------------------------------------------------------------------------------------
     @classmethod

@@ -64,7 +64,8 @@ error). Stepping after the end (or before ``reset``) raises ``gymnasium.error.Re
 ## Arguments
 ``mle_env.make(id_or_alias, sandbox="auto", time_limit=None, step_limit=None, action_timeout=1800,
 gpus=None, cpus=None, memory="4g", disk="auto", network=False, reward="medal", record_dir=None,
-image=DEFAULT_IMAGE, max_output=16000, leaderboard=None, home=None, max_episode_steps=None, dev_split=None)``.
+image=DEFAULT_IMAGE, max_output=16000, leaderboard=None, home=None, max_episode_steps=None, dev_split=None,
+task_text="original")``.
 Every option
 is validated (:class:`mle_env.config.EnvConfig`) before anything starts; a bad one raises
 :class:`~mle_env.errors.ConfigError` naming it and the allowed range.
@@ -87,6 +88,10 @@ is validated (:class:`mle_env.config.EnvConfig`) before anything starts; a bad o
 - ``artifacts_max_files``: files of each of them kept at most (default 10,000).
 - ``max_output``: characters of stdout and of stderr kept per observation.
 - ``dev_split``: the fraction in (0, 1) of the training rows held out as a dev set (see "Dev split").
+- ``task_text``: the description the task starts with, ``./data/description.md`` alike: ``"original"``,
+  ``"obfuscated"`` (nothing names the competition), or MLE-bench's own from a checkout,
+  ``"mlebench:PATH"`` / ``"mlebench-obfuscated:PATH"`` (:mod:`mle_env.competition.task_text`); the
+  trajectory header records it.
 
 ## Kept artifacts
 Each episode leaves a folder ``<record_dir>/<competition>-<UTC time>-<id>/`` (``info["episode_dir"]``)::
@@ -147,6 +152,7 @@ from gymnasium.error import ResetNeeded
 from mle_env.actions import Action, ActionError, describe, parse_action
 from mle_env.artifacts import SUBMISSION_NAME, ArtifactKeeper
 from mle_env.competition.registry import get_spec
+from mle_env.competition.task_text import task_description
 from mle_env.config import DEFAULT_ARTIFACTS_BYTES, DEFAULT_ARTIFACTS_FILES, EnvConfig, competition_name
 from mle_env.devset import NO_DEV_SPLIT, DevScorer
 from mle_env.display_text import terminal_safe
@@ -157,6 +163,7 @@ from mle_env.grading.report import GradeReport
 from mle_env.grading.validation import cap_reason
 from mle_env.observation import list_files, make_observation, observation_space, task_text
 from mle_env.paths import home as default_home
+from mle_env.prepare.task_view import ensure_task_view
 from mle_env.recording import TRAJECTORY_NAME, TrajectoryWriter, package_versions
 from mle_env.rewards import SHAPED_REWARDS, RewardFn, resolve_reward
 from mle_env.sandbox import Sandbox, SandboxLimits, choose_backend, create_sandbox
@@ -207,6 +214,7 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
         artifacts_max_bytes: int | str = DEFAULT_ARTIFACTS_BYTES,
         artifacts_max_files: int = DEFAULT_ARTIFACTS_FILES,
         dev_split: float | None = None,
+        task_text: str = "original",
         render_mode: str | None = None,
     ) -> None:
         # every option is checked before anything else happens (no sandbox, no grader, no files)
@@ -214,7 +222,7 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
             sandbox=sandbox, time_limit=time_limit, step_limit=step_limit, action_timeout=action_timeout, gpus=gpus,
             cpus=cpus, memory=memory, disk=disk, network=network, reward=reward, record_dir=record_dir, image=image,
             max_output=max_output, leaderboard=leaderboard, home=home, artifacts_max_bytes=artifacts_max_bytes,
-            artifacts_max_files=artifacts_max_files, dev_split=dev_split,
+            artifacts_max_files=artifacts_max_files, dev_split=dev_split, task_text=task_text,
         )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']} or None; "
@@ -242,6 +250,10 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
         self.dev = (DevScorer(self.competition, self.grader, config.dev_split, config.reward in SHAPED_REWARDS)
                     if config.dev_split is not None else None)
         self._public = self.dev.public if self.dev is not None else self.grader.paths.public
+        #: the description the task starts with (see task_text); ./data/description.md says the same
+        self.description = task_description(self.competition, config.task_text)
+        if config.task_text != "original":
+            self._public = ensure_task_view(self._public, self.grader.paths.root, self.description)
         self._dev_reward = 0.0
         self.files = list_files(self._public)
         self._sandbox: Sandbox | None = None
@@ -278,7 +290,8 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
         try:
             packages = sandbox.python_packages()
             self._task = task_text(
-                self.competition, workdir=info.workdir, header=self.grader.header, time_limit=self.time_limit,
+                self.competition, description=self.description, workdir=info.workdir, header=self.grader.header,
+                time_limit=self.time_limit,
                 step_limit=self.step_limit, action_timeout=self.action_timeout, packages=packages,
                 disk=self.limits.disk, endpoint=sandbox.endpoint is not None,
             ) + (self.dev.task_note() if self.dev is not None else "")
@@ -301,7 +314,7 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
             time_limit=self.time_limit, step_limit=self.step_limit,
             action_timeout=self.action_timeout, packages=package_versions(), task=self._task, options=options,
             files=self.files, reward=self.config.reward if isinstance(self.config.reward, str) else None,
-            dev_split=self.config.dev_split, trust=OUTPUT_TRUST,
+            dev_split=self.config.dev_split, task_text=self.config.task_text, trust=OUTPUT_TRUST,
         )
         self._started = time.monotonic()
         self._steps = 0

@@ -167,9 +167,11 @@ def submission_format(spec: CompetitionSpec, header: list[str]) -> str:
 def task_text(
     spec: CompetitionSpec, *, workdir: str, header: list[str], time_limit: float, step_limit: int | None,
     action_timeout: float, packages: Mapping[str, str], disk: int | None = None, endpoint: bool = False,
+    description: str | None = None,
 ) -> str:
     """The task statement given at reset (and repeated in every observation). ``endpoint``: the sandbox
-    serves MLE-bench's validation endpoint and files (``instructions.txt``, ``validate_submission.sh``)."""
+    serves MLE-bench's validation endpoint and files (``instructions.txt``, ``validate_submission.sh``).
+    ``description``: the text it starts with (default: the competition's description.md)."""
     direction = "lower is better" if spec.metric.lower_is_better else "higher is better"
     steps = f"{step_limit} steps" if step_limit is not None else "no step limit"
     space = (f"You may write up to {human_bytes(disk)} in all (the working directory and temporary folders); "
@@ -179,7 +181,8 @@ def task_text(
     endpoint_note = (f"\n  From a program, the same check: `{workdir}/validate_submission.sh FILE` or\n"
                      f"  `curl -X POST -F file=@FILE http://localhost:5000/validate` (MLE-bench's endpoint; "
                      f"`{workdir}/instructions.txt` repeats this task)." if endpoint else "")
-    return f"""{spec.description().rstrip()}
+    description = spec.description() if description is None else description
+    return f"""{description.rstrip()}
 
 # Your environment
 - Working directory: {workdir}. Paths below are relative to it.

@@ -44,6 +44,9 @@ def add_env_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dev-split", type=float,
                    help="hide this share of the training rows as a dev set scored by the score_dev action "
                         "(e.g. 0.1; needed by --reward dev_improvement)")
+    p.add_argument("--task-text", metavar="TEXT",
+                   help="the description the task starts with: original (default), obfuscated (nothing names the "
+                        "competition), or MLE-bench's own from a checkout: mlebench:PATH, mlebench-obfuscated:PATH")
 
 
 def add_agent_arguments(p: argparse.ArgumentParser) -> None:
@@ -73,7 +76,8 @@ def env_options(args: argparse.Namespace) -> dict[str, Any]:
     given = dict(sandbox=args.sandbox, time_limit=args.time_limit, step_limit=args.step_limit,
                  action_timeout=args.action_timeout, memory=args.memory, disk=args.disk, cpus=args.cpus,
                  gpus=args.gpus, record_dir=args.record_dir, reward=args.reward,
-                 artifacts_max_bytes=args.artifacts_max_bytes, image=args.image, dev_split=args.dev_split)
+                 artifacts_max_bytes=args.artifacts_max_bytes, image=args.image, dev_split=args.dev_split,
+                 task_text=args.task_text)
     given = {k: v for k, v in given.items() if v is not None}
     EnvConfig.from_options(given)
     return given
