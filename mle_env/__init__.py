@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
+from mle_env.version import __version__ as __version__  # re-exported
 
 # name -> (module, attribute); imported on first access (PEP 562)
 _LAZY: dict[str, tuple[str, str]] = {

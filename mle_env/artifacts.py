@@ -36,14 +36,17 @@ class ArtifactKeeper:
         except OSError as e:
             self.kept.setdefault("errors", []).append(f"{name}: {e}")
 
-    def finish(self, sandbox: Sandbox | None, status: str, report: GradeReport | None) -> dict[str, Any]:
-        """grade.json, then ./code and ./logs (capped; not after an infrastructure error, nor without a
-        sandbox) into the folder; returns what was kept (the trajectory footer's ``artifacts``)."""
+    def finish(self, sandbox: Sandbox | None, status: str, report: GradeReport | None,
+               disclosure: dict[str, Any] | None = None) -> dict[str, Any]:
+        """grade.json (the report, with the episode's ``disclosure``), then ./code and ./logs (capped; not
+        after an infrastructure error, nor without a sandbox) into the folder; returns what was kept (the
+        trajectory footer's ``artifacts``)."""
         errors: list[str] = self.kept.setdefault("errors", [])
         if report is not None:
             try:
                 self.folder.mkdir(parents=True, exist_ok=True)
-                (self.folder / GRADE_NAME).write_text(json.dumps(report.to_dict(), indent=2, default=str) + "\n")
+                graded = {**report.to_dict(), **({"disclosure": disclosure} if disclosure is not None else {})}
+                (self.folder / GRADE_NAME).write_text(json.dumps(graded, indent=2, default=str) + "\n")
                 self.kept["grade"] = GRADE_NAME
             except (OSError, TypeError, ValueError) as e:
                 errors.append(f"{GRADE_NAME}: {e}")

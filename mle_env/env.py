@@ -155,6 +155,7 @@ from mle_env.competition.registry import get_spec
 from mle_env.competition.task_text import task_description
 from mle_env.config import DEFAULT_ARTIFACTS_BYTES, DEFAULT_ARTIFACTS_FILES, EnvConfig, competition_name
 from mle_env.devset import NO_DEV_SPLIT, DevScorer
+from mle_env.disclosure import Feedback, episode_disclosure
 from mle_env.display_text import terminal_safe
 from mle_env.errors import ConfigError, SandboxBroken, SandboxUnavailable
 from mle_env.forking import Forkable
@@ -265,6 +266,8 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
         self._steps = 0
         self._done = True
         self._annotations: dict[str, Any] = {}
+        self._feedback = Feedback()  # what the agent learnt and spent, for the disclosure (see reset)
+        self._sandbox_info: dict[str, Any] = {}
         self._last_obs: dict[str, Any] | None = None
         self._seed: int | None = None
 
@@ -319,6 +322,8 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
         self._started = time.monotonic()
         self._steps = 0
         self._done = False
+        self._sandbox_info = info.to_dict()
+        self._feedback = Feedback()
         if self.dev is not None:
             self.dev.reset()  # the best dev score is the episode's
         obs = self._observe("reset")
@@ -349,6 +354,7 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
             parsed = None
             fields = dict(action="invalid", exit_code=1, message=f"malformed action: {e.reason}")
         kind = parsed.type if parsed is not None else "invalid"
+        self._feedback.count_action(kind)
         try:
             if parsed is not None:
                 fields, terminated = self._run(parsed)
@@ -387,7 +393,7 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
             info["trajectory"] = str(self._writer.path) if self._writer else None
             info["episode_dir"] = str(self._episode_dir) if self._episode_dir else None
             self._done = True
-            self._finish_resources(status, report, reward)
+            info["disclosure"] = self._finish_resources(status, report, reward)
         return obs, reward, terminated, truncated, info
 
     def render(self) -> str | None:
@@ -417,7 +423,10 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
 
     # -- for policies ---------------------------------------------------------------------------------
     def annotate(self, **data: Any) -> None:
-        """Attach data (e.g. LLM token counts) to the next step's trajectory record under "policy"."""
+        """Attach data (e.g. LLM token counts) to the next step's trajectory record under "policy". LLM calls
+        given as ``llm=record`` or ``llm=[records]`` (mle_env.agents.llm's records) are also counted in the
+        episode's disclosure."""
+        self._feedback.count_llm(data)
         self._annotations.update(data)
 
     # -- internals ------------------------------------------------------------------------------------
@@ -514,19 +523,34 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
         )
         self._annotations = {}
 
-    def _finish_resources(self, status: str, report: GradeReport | None = None, reward: float = 0.0) -> None:
+    def _finish_resources(self, status: str, report: GradeReport | None = None,
+                          reward: float = 0.0) -> dict[str, Any] | None:
         """Keep the episode's artifacts and write the footer (if an episode was open), close the trajectory
-        and remove the sandbox."""
+        and remove the sandbox; returns the episode's disclosure (None when no episode was open)."""
+        disclosure = None
         if self._writer is not None:
-            kept = self._artifacts.finish(self._sandbox, status, report) if self._artifacts is not None else {}
+            disclosure = self._disclosure()
+            kept = (self._artifacts.finish(self._sandbox, status, report, disclosure)
+                    if self._artifacts is not None else {})
             self._writer.footer(status=status, grade=report.to_dict() if report is not None else None,
                                 reward=reward, steps=self._steps, elapsed_s=time.monotonic() - self._started,
-                                artifacts=kept)
+                                artifacts=kept, disclosure=disclosure)
             self._writer.close()
             self._writer = None
         if self._sandbox is not None:
             self._sandbox = None
             self._sandbox_finalizer()  # closes it, once: the finalizer is dead afterwards
+        return disclosure
+
+    def _disclosure(self) -> dict[str, Any]:
+        endpoint = self._sandbox.endpoint if self._sandbox is not None else None
+        return episode_disclosure(
+            competition_id=self.competition.id, competition_version=self.competition.version,
+            sandbox=self.sandbox_kind, image=self.image if self.sandbox_kind == "docker" else None,
+            sandbox_info=self._sandbox_info, network=self.limits.network, time_limit_s=self.time_limit,
+            wall_time_s=time.monotonic() - self._started, steps=self._steps, step_limit=self.step_limit,
+            feedback=self._feedback, endpoint_answered=endpoint.answered if endpoint is not None else 0,
+            dev_split=self.config.dev_split, task_text=self.config.task_text)
 
     def _own_sandbox(self, sandbox: Sandbox) -> None:
         """Make the started ``sandbox`` this env's: closed by _finish_resources or, for an env dropped or left

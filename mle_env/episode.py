@@ -45,6 +45,8 @@ class EpisodeResult:
         error: what went wrong: the policy's traceback (agent_error), the env's message (infra_error, or an
             ``ok`` episode that ended ``sandbox_broken``).
         hardware: the sandbox's CPUs, memory and GPUs.
+        disclosure: what the episode discloses (:mod:`mle_env.disclosure`; None after an infrastructure error
+            that ended it before the env could write one).
     """
 
     status: str
@@ -56,6 +58,7 @@ class EpisodeResult:
     trajectory: str | None = None
     error: str | None = None
     hardware: dict[str, Any] = field(default_factory=dict)
+    disclosure: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = dict(self.__dict__)
@@ -123,5 +126,5 @@ def run_episode(
     return EpisodeResult(
         status=status, grade=GradeReport.from_dict(grade_dict) if grade_dict else None, reward=float(reward),
         steps=steps, wall_time_s=time.monotonic() - started, end=end, trajectory=trajectory,
-        error=error, hardware=hardware,
+        error=error, hardware=hardware, disclosure=info.get("disclosure"),
     )

@@ -73,6 +73,9 @@ def _finish(parent: Env, sandbox: Sandbox, info: dict[str, Any], header: dict[st
     child._own_sandbox(sandbox)  # closed with the fork, or by its finalizer if the fork is dropped unclosed
     child._np_random = copy.deepcopy(parent._np_random)
     child._annotations, child._last_obs = {}, None
+    endpoint = parent._sandbox.endpoint
+    child._feedback = parent._feedback.copy(endpoint.answered if endpoint is not None else 0)
+    child._sandbox_info = info
     child.dev = copy.copy(parent.dev)  # the best dev score so far is carried, and then the fork's own
     child._started = time.monotonic() - elapsed  # the snapshot's time is charged to neither clock
     failures = _replay(child, sandbox, steps) if replay_python else None

@@ -111,7 +111,8 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
         in_episode = True
         result = run_episode(env, policy, seed=task["seed"], on_step=on_step)
         record.update(status=result.status, end=result.end, grade=result.grade.to_dict() if result.grade else None,
-                      reward=result.reward, steps=result.steps, error=result.error, trajectory=result.trajectory)
+                      reward=result.reward, steps=result.steps, error=result.error, trajectory=result.trajectory,
+                      disclosure=result.disclosure)
         record["hardware"].update(result.hardware)
     except Exception as e:  # noqa: BLE001 - every outcome must leave a record; FATAL ones stop the evaluation
         if in_episode and isinstance(e, INFRA_FAILURES):

@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from mle_env.disclosure import summarize_disclosures
 from mle_env.evaluation.results import read_config, read_results
 from mle_env.evaluation.stats import (
     NO_GRADE,
@@ -58,6 +59,8 @@ def summarize(out: Path) -> dict[str, Any]:
         "per_competition": table,
         "infra_errors": [{**{k: r.get(k) for k in ("competition_id", "seed", "attempt", "error")},
                           "episode_finished": (r["competition_id"], int(r["seed"])) in finished} for r in infra],
+        "disclosure": summarize_disclosures([r.get("disclosure") for r in records
+                                             if r.get("status") in ("ok", "agent_error")]),
     }
     summary["headline"] = headline(summary)
     summary["plot"] = plot_or_reason(summary, out / "pass_at_k.png")
@@ -199,6 +202,46 @@ def render(summary: dict[str, Any], console: Any) -> None:
     if e["not_run"]:
         console.print(f"[yellow]{e['not_run']} scheduled episode(s) have not run (the run was interrupted?): they "
                       "count as no medal; rerun the same command to run them[/yellow]")
+    if summary.get("disclosure"):
+        _print_disclosure(summary["disclosure"], console)
+
+
+def disclosure_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
+    """The disclosure of a run as (what, value) lines, in the order of openai/mle-bench#138."""
+    def listed(key: str) -> str:
+        return ", ".join(d.get(key) or []) or "-"
+
+    memory = ", ".join(f"{int(v) / 2**30:g} GiB" for v in d.get("memory_bytes") or []) or "no limit"
+    wall = d.get("wall_time_s")
+    llm = d.get("llm")
+    cost = llm and llm.get("cost")
+    return [
+        ("episodes", f"{d['episodes']}" + (f" ({d['episodes_without']} without one)" if d["episodes_without"] else "")),
+        ("CPU", f"{listed('cpu_model')}; limit {listed('cpus')} cores" if d.get("cpu_model") else "-"),
+        ("memory", memory), ("GPUs", listed("gpus")),
+        ("sandbox", f"{listed('sandbox')} (image {listed('image')})" if d.get("image") else listed("sandbox")),
+        ("network", listed("network")), ("time limit (s)", listed("time_limit_s")),
+        ("wall time (s)", f"mean {wall['mean']:.0f}, max {wall['max']:.0f}" if wall else "-"),
+        ("steps (mean)", f"{d['steps_mean']:.1f}" if d.get("steps_mean") is not None else "-"),
+        ("test-set feedback", listed("test_set_feedback")),
+        ("validate calls", str(d["validate_calls"])),
+        ("score_dev calls", f"{d['score_dev_calls']} (dev split {listed('dev_split')})"),
+        ("task text", listed("task_text")),
+        ("LLM", f"{llm['calls']} calls, {llm['prompt_tokens']:,} tokens in, {llm['completion_tokens']:,} out"
+                + (f", ${cost:.4f}" if isinstance(cost, (int, float)) else ", cost unknown") if llm else "none"),
+        ("versions", f"mle-env {listed('mle_env_version')}; competitions {listed('competition_versions')}"),
+    ]
+
+
+def _print_disclosure(d: dict[str, Any], console: Any) -> None:
+    from rich.markup import escape
+
+    table = _table("Disclosure (what the results rest on)")
+    table.add_column("")
+    table.add_column("", overflow="fold")
+    for what, value in disclosure_rows(d):
+        table.add_row(what, escape(value))
+    console.print(table)
 
 
 _COMPETITION_TIERS = ("any_medal", "gold", "above_median")

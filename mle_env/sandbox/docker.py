@@ -214,6 +214,7 @@ class DockerSandbox(Sandbox):
                   "stage_dir": STAGE_DIR, "restore": self.seed is not None}
         if self.endpoint is not None:  # a uid of its own, out of the agent's reach
             config["validation"] = {"port": VALIDATION_PORT, "max_bytes": self.endpoint.max_bytes, "as_agent": False,
+                                    "idle_s": self.endpoint.idle_s,
                                     "uid": RELAY_UID, "gid": RELAY_UID,
                                     "env": {"PATH": self.agent_environment["PATH"], "HOME": WORKER_FOLDER,
                                             "TMPDIR": WORKER_FOLDER, "LANG": "C.UTF-8"}}

@@ -65,12 +65,15 @@ class ValidationEndpoint:
 
     #: uploads assembled at once; an agent that starts more only loses its oldest
     MAX_PENDING = 4
+    #: seconds a connection to the in-sandbox endpoint may sit idle before the relay drops it
+    idle_s = 30.0
 
     def __init__(self, validate: Callable[[Path], str], max_bytes: int) -> None:
         self.validate = validate
         self.max_bytes = max_bytes
         self._folder: Path | None = None  # made with the first upload
         self._pending: dict[int, tuple[Path, int, str]] = {}  # vid -> (file, bytes so far, problem)
+        self.answered = 0  #: requests answered with a verdict (an episode's disclosure counts them)
 
     def __call__(self, event: dict[str, Any]) -> dict[str, Any] | None:
         vid = event.get("vid")
@@ -90,6 +93,7 @@ class ValidationEndpoint:
             if path is not None:
                 path.unlink(missing_ok=True)
         result = VALID_MESSAGE if verdict == "valid" else INVALID_PREFIX + verdict
+        self.answered += 1
         return {"op": "validated", "vid": vid, "result": result}
 
     def _add(self, vid: int, chunk: Any) -> None:

@@ -248,7 +248,8 @@ class LocalSandbox(Sandbox):
             config["seccomp"] = base64.b64encode(program).decode()
         self.enforced["seccomp"] = "filter" if program is not None else "none (libseccomp not found)"
         if self.endpoint is not None:  # inside the namespaces, as the sandbox's only uid
-            config["validation"] = {"port": VALIDATION_PORT, "max_bytes": self.endpoint.max_bytes, "as_agent": True}
+            config["validation"] = {"port": VALIDATION_PORT, "max_bytes": self.endpoint.max_bytes, "as_agent": True,
+                                    "idle_s": self.endpoint.idle_s}
         self.worker = subprocess.Popen(
             [sys.executable, "-I", str(WORKER_PATH), "serve", json.dumps(config)], cwd=self.base,
             env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},

@@ -1309,7 +1309,7 @@ class Worker:
             return
         self._stop_relay()
         args = [self.config.python, "-u", self.config.script, "relay", str(int(settings["port"])),
-                str(int(settings["max_bytes"]))]
+                str(int(settings["max_bytes"])), str(float(settings.get("idle_s", 30.0)))]
         pipes = dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         try:
             if settings.get("as_agent"):
@@ -1649,9 +1649,10 @@ def _uploaded_file(content_type: str, body: bytes):
     return None
 
 
-def relay(port: int, max_bytes: int) -> None:
+def relay(port: int, max_bytes: int, idle_s: float = 30.0) -> None:
     """Serve ``POST /validate`` (and ``GET /health``) on 127.0.0.1:``port``, one request at a time, asking the
-    worker (stdout: chunks, stdin: verdicts) for each verdict."""
+    worker (stdout: chunks, stdin: verdicts) for each verdict; a connection idle for ``idle_s`` seconds is
+    dropped, so a half-sent request cannot hold the endpoint for ever."""
     from http.server import BaseHTTPRequestHandler, HTTPServer
 
     verdicts, chunks = sys.stdin.buffer, sys.stdout.buffer
@@ -1675,7 +1676,7 @@ def relay(port: int, max_bytes: int) -> None:
         raise SystemExit(0)  # the worker is gone
 
     class Handler(BaseHTTPRequestHandler):
-        timeout = 30  # seconds a connection may sit idle: a half-sent request cannot hold the endpoint forever
+        timeout = idle_s
 
         def _reply(self, status: int, payload: dict) -> None:
             body = json.dumps(payload).encode()
@@ -1732,7 +1733,7 @@ def main(argv) -> None:
         repl(int(argv[1]), int(argv[2]))
         return
     if argv and argv[0] == "relay":
-        relay(int(argv[1]), int(argv[2]))
+        relay(int(argv[1]), int(argv[2]), float(argv[3]) if len(argv) > 3 else 30.0)
         return
     if argv and argv[0] == "init":
         init()

@@ -31,14 +31,14 @@ def _episode(competition: str, policy, **env_options):
 @pytest.mark.parametrize("competition", list_competitions("practice"))
 def test_aide_offline_equals_or_beats_the_baseline(practice_home: Path, competition: str, tmp_path: Path) -> None:
     baseline = _episode(competition, mle_env.make_policy("baseline"))
-    aide = mle_env.make_policy("aide", proposer="offline", max_nodes=8, journal=str(tmp_path / "journal.jsonl"))
+    aide = mle_env.make_policy("aide", proposer="offline", max_nodes=6, journal=str(tmp_path / "journal.jsonl"))
     result = _episode(competition, aide, time_limit=1200)
     assert result.status == "ok" and result.grade.scored
     lower = result.grade.is_lower_better
     assert (result.grade.score <= baseline.grade.score) if lower else (result.grade.score >= baseline.grade.score), (
         result.grade.score, baseline.grade.score)
     nodes = aide.journal.nodes
-    assert len(nodes) == 8 and [n.operator for n in nodes[:5]] == ["draft"] * 5
+    assert len(nodes) == 6 and [n.operator for n in nodes[:5]] == ["draft"] * 5
     assert all(n.operator in ("improve", "debug") and n.parent is not None for n in nodes[5:])
     best = aide.journal.best(lower)
     assert best is not None and not best.buggy and best.validation == "valid"

@@ -19,7 +19,7 @@ def test_aide_llm_proposer_records_real_completions(
 ) -> None:
     journal = tmp_path / "journal.jsonl"
     policy = mle_env.make_policy(
-        "aide", proposer="llm", max_nodes=2, num_drafts=1, debug_prob=1.0, node_timeout=120,
+        "aide", proposer="llm", max_nodes=1, num_drafts=1, debug_prob=1.0, node_timeout=120,
         journal=str(journal), base_url=llm_base_url, max_tokens=400, temperature=0.2,
     )
     env = mle_env.make("practice-house-prices", sandbox="local", time_limit=1800)
@@ -27,7 +27,7 @@ def test_aide_llm_proposer_records_real_completions(
     env.close()
     assert result.status == "ok" and result.grade is not None
     nodes = [json.loads(line) for line in journal.read_text().splitlines() if '"type": "node"' in line]
-    assert len(nodes) == 2 and nodes[0]["operator"] == "draft"
+    assert len(nodes) == 1 and nodes[0]["operator"] == "draft"  # one real completion is what this checks
     for node in nodes:
         call = node["llm"][0]
         assert call["content"].strip() and call["prompt_tokens"] > 100 and call["completion_tokens"] > 0

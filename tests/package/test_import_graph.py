@@ -25,7 +25,7 @@ SOURCES = {"mle_env": "mle_env", "mle_env.agents": "agents", "mle_env.scaffolds"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation: errors, units, paths, safe display, JSON lines, archive readers, metric functions",
      ("mle_env.errors", "mle_env.units", "mle_env.paths", "mle_env.display_text", "mle_env.jsonl",
-      "mle_env.formatting", "mle_env.archives", "mle_env.grading.metrics")),
+      "mle_env.version", "mle_env.formatting", "mle_env.archives", "mle_env.grading.metrics")),
     ("competition: specs and the registry", ("mle_env.competition",)),
     ("grading: validation, the grader, leaderboards, medals", ("mle_env.grading",)),
     ("prepare: raw files to public and private data", ("mle_env.prepare",)),
@@ -35,6 +35,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("env: the Gymnasium episode", (
         "mle_env.config", "mle_env.actions", "mle_env.spaces", "mle_env.observation", "mle_env.rewards",
         "mle_env.recording", "mle_env.trajectory", "mle_env.devset", "mle_env.artifacts", "mle_env.forking",
+        "mle_env.disclosure",
         "mle_env.env", "mle_env.episode", "mle_env.gym_registration", "mle_env.replay", "mle_env.text_interface")),
     ("policies: the bundled agents and scaffolds", ("mle_env.agents", "mle_env.scaffolds")),
     ("evaluation: many episodes, results, reports", ("mle_env.evaluation",)),

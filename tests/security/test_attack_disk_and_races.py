@@ -116,7 +116,10 @@ time.sleep(600)
 """
 
 
-def test_a_half_sent_request_holds_the_endpoint_only_for_a_while(open_env) -> None:
+def test_a_half_sent_request_holds_the_endpoint_only_for_a_while(open_env, monkeypatch) -> None:
+    from mle_env.sandbox.endpoint import ValidationEndpoint
+
+    monkeypatch.setattr(ValidationEndpoint, "idle_s", 3.0)  # 30 s outside tests: the same rule, sooner
     env = open_env()
     background(env, HALF_SENT)
     time.sleep(2)  # connected before the real request
