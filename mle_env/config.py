@@ -235,6 +235,9 @@ class EnvConfig:
         task_text: the description the task starts with: ``"original"`` (default), ``"obfuscated"``, or
             MLE-bench's own from a checkout, ``"mlebench:PATH"`` / ``"mlebench-obfuscated:PATH"``
             (:mod:`mle_env.competition.task_text`); ``./data/description.md`` says the same.
+        log_test_scores: grade every file given to validate or score_dev, and the submission after each step
+            that changed it, on the test answers, into a host-side log the agent never sees
+            (:mod:`mle_env.test_score_log`); default False.
 
     Raises:
         ConfigError: on construction, for the first option that is malformed or out of range.
@@ -259,6 +262,7 @@ class EnvConfig:
     artifacts_max_files: int = DEFAULT_ARTIFACTS_FILES
     dev_split: float | None = None
     task_text: str = "original"
+    log_test_scores: bool = False
 
     def __post_init__(self) -> None:
         def put(name: str, value: Any) -> None:
@@ -318,6 +322,8 @@ class EnvConfig:
         elif isinstance(self.reward, str) and self.reward == "dev_improvement":
             raise ConfigError("reward='dev_improvement' needs a dev split: pass dev_split=0.1 (or another fraction)")
         put("task_text", check_task_text(self.task_text))
+        if not isinstance(self.log_test_scores, bool):
+            raise ConfigError(f"log_test_scores must be True or False; {_given(self.log_test_scores)}")
 
     # -- building ----------------------------------------------------------------------------------------
     @classmethod

@@ -10,7 +10,8 @@ Fields: ``mle_env_version``; ``competition`` (id, version); ``hardware`` (the ho
 sandbox's CPU and memory limits, its GPUs); ``sandbox``, ``image``, ``network``; ``time_limit_s``,
 ``wall_time_s``, ``steps``, ``step_limit``; ``test_set_feedback`` (always ``"none"``: mle-env shows no test
 score; ``validate`` says only "valid" or what is wrong), ``validate_calls`` (actions and in-sandbox endpoint
-requests), ``score_dev_calls`` and ``dev_split`` (scores on held-out *training* rows); ``task_text``; ``llm``
+requests), ``score_dev_calls`` and ``dev_split`` (scores on held-out *training* rows); ``task_text``;
+``test_scores_logged`` (hidden test-score logging was on: see mle_env.test_score_log); ``llm``
 (calls, prompt and completion tokens, cost in USD where the client knows the price; None when the policy
 recorded no LLM call).
 """
@@ -81,7 +82,7 @@ def cpu_model() -> str | None:
 def episode_disclosure(*, competition_id: str, competition_version: int, sandbox: str, image: str | None,
                        sandbox_info: dict[str, Any], network: bool, time_limit_s: float, wall_time_s: float,
                        steps: int, step_limit: int | None, feedback: Feedback, endpoint_answered: int,
-                       dev_split: float | None, task_text: str) -> dict[str, Any]:
+                       dev_split: float | None, task_text: str, test_scores_logged: bool = False) -> dict[str, Any]:
     """The disclosure of one episode (see the module docstring); JSON-ready."""
     gpus = list(sandbox_info.get("gpus") or [])
     return {
@@ -94,6 +95,7 @@ def episode_disclosure(*, competition_id: str, competition_version: int, sandbox
         "test_set_feedback": TEST_SET_FEEDBACK,
         "validate_calls": feedback.validate_actions + feedback.endpoint_before + endpoint_answered,
         "score_dev_calls": feedback.score_dev, "dev_split": dev_split, "task_text": task_text,
+        "test_scores_logged": bool(test_scores_logged),
         "llm": dict(feedback.llm) if feedback.llm["calls"] else None,
     }
 
@@ -124,6 +126,7 @@ def summarize_disclosures(disclosures: list[dict[str, Any]]) -> dict[str, Any]:
         "validate_calls": sum(int(d.get("validate_calls") or 0) for d in found),
         "score_dev_calls": sum(int(d.get("score_dev_calls") or 0) for d in found),
         "dev_split": values(lambda d: d.get("dev_split")), "task_text": values(lambda d: d.get("task_text")),
+        "test_scores_logged": values(lambda d: d.get("test_scores_logged")),
         "llm": {"calls": sum(int(x.get("calls") or 0) for x in llm),
                 "prompt_tokens": sum(int(x.get("prompt_tokens") or 0) for x in llm),
                 "completion_tokens": sum(int(x.get("completion_tokens") or 0) for x in llm),

@@ -65,7 +65,7 @@ error). Stepping after the end (or before ``reset``) raises ``gymnasium.error.Re
 ``mle_env.make(id_or_alias, sandbox="auto", time_limit=None, step_limit=None, action_timeout=1800,
 gpus=None, cpus=None, memory="4g", disk="auto", network=False, reward="medal", record_dir=None,
 image=DEFAULT_IMAGE, max_output=16000, leaderboard=None, home=None, max_episode_steps=None, dev_split=None,
-task_text="original")``.
+task_text="original", log_test_scores=False)``.
 Every option
 is validated (:class:`mle_env.config.EnvConfig`) before anything starts; a bad one raises
 :class:`~mle_env.errors.ConfigError` naming it and the allowed range.
@@ -92,6 +92,10 @@ is validated (:class:`mle_env.config.EnvConfig`) before anything starts; a bad o
   ``"obfuscated"`` (nothing names the competition), or MLE-bench's own from a checkout,
   ``"mlebench:PATH"`` / ``"mlebench-obfuscated:PATH"`` (:mod:`mle_env.competition.task_text`); the
   trajectory header records it.
+- ``log_test_scores``: also grade, on the test answers, every file given to ``validate`` (the action or the
+  endpoint) or ``score_dev`` and the submission after each step that changed it, into the episode folder's
+  ``test_scores.jsonl`` (:mod:`mle_env.test_score_log`); observations, infos and the trajectory stay as they
+  are, ``last_test_score`` gives host-side harness code the latest, and the disclosure says it was on.
 
 ## Kept artifacts
 Each episode leaves a folder ``<record_dir>/<competition>-<UTC time>-<id>/`` (``info["episode_dir"]``)::
@@ -178,6 +182,8 @@ from mle_env.sandbox.endpoint import (
 )
 from mle_env.sandbox.images import DEFAULT_IMAGE
 from mle_env.spaces import ActionSpace
+from mle_env.test_score_log import LOG_NAME as TEST_SCORES_NAME
+from mle_env.test_score_log import TestScoreLog
 
 DEFAULT_TIME_LIMIT = 24 * 3600.0
 #: every value of info["status"]: running, then how the episode ended (see "Episode end" above)
@@ -216,6 +222,7 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
         artifacts_max_files: int = DEFAULT_ARTIFACTS_FILES,
         dev_split: float | None = None,
         task_text: str = "original",
+        log_test_scores: bool = False,
         render_mode: str | None = None,
     ) -> None:
         # every option is checked before anything else happens (no sandbox, no grader, no files)
@@ -224,6 +231,7 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
             cpus=cpus, memory=memory, disk=disk, network=network, reward=reward, record_dir=record_dir, image=image,
             max_output=max_output, leaderboard=leaderboard, home=home, artifacts_max_bytes=artifacts_max_bytes,
             artifacts_max_files=artifacts_max_files, dev_split=dev_split, task_text=task_text,
+            log_test_scores=log_test_scores,
         )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']} or None; "
@@ -267,6 +275,7 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
         self._done = True
         self._annotations: dict[str, Any] = {}
         self._feedback = Feedback()  # what the agent learnt and spent, for the disclosure (see reset)
+        self._test_log: TestScoreLog | None = None  # with log_test_scores: the hidden test grades
         self._sandbox_info: dict[str, Any] = {}
         self._last_obs: dict[str, Any] | None = None
         self._seed: int | None = None
@@ -287,7 +296,7 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
         self._finish_resources("reset")
         sandbox = create_sandbox(self.sandbox_kind, self._public, self.limits, self.image)
         if sandbox.serves_endpoint:
-            sandbox.endpoint = ValidationEndpoint(self.grader.validate, self.grader.max_bytes)
+            sandbox.endpoint = ValidationEndpoint(self._endpoint_validate, self.grader.max_bytes)
         info = sandbox.start()  # raises PrerequisiteError / SandboxUnavailable, having cleaned up after itself
         self._own_sandbox(sandbox)
         try:
@@ -324,6 +333,8 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
         self._done = False
         self._sandbox_info = info.to_dict()
         self._feedback = Feedback()
+        self._test_log = (TestScoreLog(self._episode_dir / TEST_SCORES_NAME, self.grader.grade, self._started)
+                          if self.config.log_test_scores else None)
         if self.dev is not None:
             self.dev.reset()  # the best dev score is the episode's
         obs = self._observe("reset")
@@ -439,7 +450,9 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
             if self.dev is None:
                 return dict(action="score_dev", exit_code=1, message=NO_DEV_SPLIT), False
             with tempfile.TemporaryDirectory(prefix="mle-env-dev-") as tmp:
-                fields, self._dev_reward = self.dev.score(self._copy_submission(Path(tmp), action.path), action.path)
+                copied = self._copy_submission(Path(tmp), action.path)
+                fields, self._dev_reward = self.dev.score(copied, action.path)
+                self._log_test_score("score_dev", action.path, copied)
             return fields, False
         if action.type == "submit":
             return dict(action="submit", message="submitted; the submission is graded"), True
@@ -449,6 +462,7 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
                         message="" if verdict == "valid" else f"invalid submission: {verdict}"), False
         timeout = min(action.timeout or self.action_timeout, max(self._time_left(), 0.001))
         result = self._sandbox.exec(action.type, action.code or "", timeout)
+        self._log_changed_submission()
         return dict(
             action=action.type, stdout=result.stdout, stderr=result.stderr,
             exit_code=-1 if result.timed_out else (result.exit_code if result.exit_code is not None else -1),
@@ -480,7 +494,39 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
                 return f"there is no ./{path or SUBMISSION} yet"
             if isinstance(copied, str):
                 return copied
-            return self.grader.validate(copied)
+            verdict = self.grader.validate(copied)
+            self._log_test_score("validate", path or SUBMISSION, copied)
+            return verdict
+
+    def _endpoint_validate(self, path: Path) -> str:
+        """The in-sandbox endpoint's check of an uploaded file (its verdict only, as the action's)."""
+        verdict = self.grader.validate(path)
+        self._log_test_score("endpoint", "(posted to the validation endpoint)", path)
+        return verdict
+
+    # -- hidden test scores (log_test_scores; see mle_env.test_score_log) ------------------------------------
+    @property
+    def last_test_score(self) -> dict[str, Any] | None:
+        """The latest hidden test grade (log_test_scores), for harness code on the host; None without."""
+        return self._test_log.last if self._test_log is not None else None
+
+    def _log_test_score(self, source: str, file_in_sandbox: str | None, copied: Path | str | None) -> None:
+        if self._test_log is not None and isinstance(copied, Path):
+            self._test_log.log(self._steps, source, file_in_sandbox or SUBMISSION, copied)
+
+    def _log_changed_submission(self) -> None:
+        """After a shell or python action: grade ./submission/submission.csv if the action changed it. What the
+        copy meets (a broken sandbox) is left for the episode's own next look to find."""
+        if self._test_log is None:
+            return
+        with tempfile.TemporaryDirectory(prefix="mle-env-test-score-") as tmp:
+            try:
+                copied = self._copy_submission(Path(tmp))
+            except (SandboxBroken, SandboxUnavailable):
+                return
+            current = copied if isinstance(copied, Path) else None
+            if self._test_log.submission_changed(current):
+                self._log_test_score("submission", SUBMISSION, current)
 
     def _grade(self) -> GradeReport:
         in_sandbox = f"./{SUBMISSION}"
@@ -550,7 +596,8 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
             sandbox_info=self._sandbox_info, network=self.limits.network, time_limit_s=self.time_limit,
             wall_time_s=time.monotonic() - self._started, steps=self._steps, step_limit=self.step_limit,
             feedback=self._feedback, endpoint_answered=endpoint.answered if endpoint is not None else 0,
-            dev_split=self.config.dev_split, task_text=self.config.task_text)
+            dev_split=self.config.dev_split, task_text=self.config.task_text,
+            test_scores_logged=self.config.log_test_scores)
 
     def _own_sandbox(self, sandbox: Sandbox) -> None:
         """Make the started ``sandbox`` this env's: closed by _finish_resources or, for an env dropped or left

@@ -20,6 +20,8 @@ from mle_env.artifacts import ArtifactKeeper
 from mle_env.errors import SandboxBroken
 from mle_env.recording import TRAJECTORY_NAME, TrajectoryWriter, read_trajectory
 from mle_env.sandbox.endpoint import ValidationEndpoint
+from mle_env.test_score_log import LOG_NAME as TEST_SCORES_NAME
+from mle_env.test_score_log import TestScoreLog
 
 if TYPE_CHECKING:
     from mle_env.sandbox import Sandbox
@@ -86,6 +88,10 @@ def _finish(parent: Env, sandbox: Sandbox, info: dict[str, Any], header: dict[st
     child._writer = TrajectoryWriter(child._episode_dir / TRAJECTORY_NAME)
     child._artifacts = ArtifactKeeper(child._episode_dir, parent.config.artifacts_max_bytes,
                                       parent.config.artifacts_max_files)
+    child._test_log = (TestScoreLog(child._episode_dir / TEST_SCORES_NAME, parent.grader.grade, child._started)
+                       if parent._test_log is not None else None)
+    if sandbox.endpoint is not None:  # the fork's uploads are the fork's (its hidden test-score log)
+        sandbox.endpoint.validate = child._endpoint_validate
     fork = {"parent_episode": header.get("episode_id"), "parent_trajectory": str(parent._writer.path),
             "step": parent._steps, "elapsed_s": elapsed, "replay_python": replay_python,
             "replay_failures": failures}

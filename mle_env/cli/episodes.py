@@ -44,6 +44,9 @@ def add_env_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dev-split", type=float,
                    help="hide this share of the training rows as a dev set scored by the score_dev action "
                         "(e.g. 0.1; needed by --reward dev_improvement)")
+    p.add_argument("--log-test-scores", action="store_true", default=None,
+                   help="grade every validated file and each new submission on the test answers into the episode's "
+                        "test_scores.jsonl, which the agent never sees (research on the validation-test gap)")
     p.add_argument("--task-text", metavar="TEXT",
                    help="the description the task starts with: original (default), obfuscated (nothing names the "
                         "competition), or MLE-bench's own from a checkout: mlebench:PATH, mlebench-obfuscated:PATH")
@@ -77,7 +80,7 @@ def env_options(args: argparse.Namespace) -> dict[str, Any]:
                  action_timeout=args.action_timeout, memory=args.memory, disk=args.disk, cpus=args.cpus,
                  gpus=args.gpus, record_dir=args.record_dir, reward=args.reward,
                  artifacts_max_bytes=args.artifacts_max_bytes, image=args.image, dev_split=args.dev_split,
-                 task_text=args.task_text)
+                 task_text=args.task_text, log_test_scores=args.log_test_scores)
     given = {k: v for k, v in given.items() if v is not None}
     EnvConfig.from_options(given)
     return given

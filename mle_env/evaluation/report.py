@@ -227,6 +227,9 @@ def disclosure_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
         ("validate calls", str(d["validate_calls"])),
         ("score_dev calls", f"{d['score_dev_calls']} (dev split {listed('dev_split')})"),
         ("task text", listed("task_text")),
+        ("hidden test scores logged", listed("test_scores_logged")
+         + ("; not leaderboard results if anything fed them back" if "True" in (d.get("test_scores_logged") or [])
+            else "")),
         ("LLM", f"{llm['calls']} calls, {llm['prompt_tokens']:,} tokens in, {llm['completion_tokens']:,} out"
                 + (f", ${cost:.4f}" if isinstance(cost, (int, float)) else ", cost unknown") if llm else "none"),
         ("versions", f"mle-env {listed('mle_env_version')}; competitions {listed('competition_versions')}"),

@@ -47,6 +47,9 @@ class Node:
     debug_depth: int = 0
     promoted: bool = False
     llm: list[dict[str, Any]] = field(default_factory=list)
+    test_score: dict[str, Any] | None = None
+    """The node's submission graded on the test answers (score, medal, valid) when the env logs hidden test
+    scores (``log_test_scores``): for research on the validation-test gap; the search never reads it."""
     created_at: float = field(default_factory=time.time)
 
     @property

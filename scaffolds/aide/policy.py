@@ -229,6 +229,7 @@ class AidePolicy(ScriptedPolicy):
                 action = {"type": "validate", "path": node.submission_path}
                 obs = (yield action) if branch is None else _step(branch, action)
                 node.validation = obs["stdout"]
+                node.test_score = self._hidden_test_score(branch, node)
                 if node.validation != "valid" and not node.buggy:
                     node.buggy, node.bug_reason = True, f"the validator rejected the submission: {node.validation}"
                 if node.buggy and branch is None and node.validation == "valid" and self._in_episode is None:
@@ -255,6 +256,15 @@ class AidePolicy(ScriptedPolicy):
                 obs = yield promote_action(best)
         self._set_status("final validation", None, journal.best(lower))
         obs = yield {"type": "validate"}
+
+    def _hidden_test_score(self, branch: Any, node: Node) -> dict[str, Any] | None:
+        """The env's hidden test grade of the file just validated (log_test_scores), kept in the journal only."""
+        env = branch if branch is not None else self._env
+        record = getattr(getattr(env, "unwrapped", env), "last_test_score", None)
+        if (isinstance(record, dict) and record.get("source") == "validate"
+                and record.get("file") == node.submission_path):
+            return {k: record.get(k) for k in ("score", "medal", "valid")}
+        return None
 
     def _branch(self, parent: Node) -> Any:
         """A fork of the episode as ``parent`` left it (None when there is no such state, or it cannot be

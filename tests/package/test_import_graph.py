@@ -35,7 +35,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("env: the Gymnasium episode", (
         "mle_env.config", "mle_env.actions", "mle_env.spaces", "mle_env.observation", "mle_env.rewards",
         "mle_env.recording", "mle_env.trajectory", "mle_env.devset", "mle_env.artifacts", "mle_env.forking",
-        "mle_env.disclosure",
+        "mle_env.disclosure", "mle_env.test_score_log",
         "mle_env.env", "mle_env.episode", "mle_env.gym_registration", "mle_env.replay", "mle_env.text_interface")),
     ("policies: the bundled agents and scaffolds", ("mle_env.agents", "mle_env.scaffolds")),
     ("evaluation: many episodes, results, reports", ("mle_env.evaluation",)),
