@@ -62,6 +62,7 @@ def summarize(out: Path) -> dict[str, Any]:
         "disclosure": summarize_disclosures([r.get("disclosure") for r in records
                                              if r.get("status") in ("ok", "agent_error")]),
     }
+    summary["disclosure"]["audit"] = audit_verdicts(out)
     summary["headline"] = headline(summary)
     summary["plot"] = plot_or_reason(summary, out / "pass_at_k.png")
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
@@ -233,7 +234,21 @@ def disclosure_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
         ("LLM", f"{llm['calls']} calls, {llm['prompt_tokens']:,} tokens in, {llm['completion_tokens']:,} out"
                 + (f", ${cost:.4f}" if isinstance(cost, (int, float)) else ", cost unknown") if llm else "none"),
         ("versions", f"mle-env {listed('mle_env_version')}; competitions {listed('competition_versions')}"),
+        ("audit", "not run (mle-env audit RUN_DIR)" if not d.get("audit") else
+         f"{d['audit']['flagged']} of {d['audit']['episodes']} episodes flagged"
+         + "".join(f"; {name} {n}" for name, n in (d["audit"].get("by_check") or {}).items() if n)),
     ]
+
+
+def audit_verdicts(out: Path) -> dict[str, Any] | None:
+    """The totals of ``mle-env audit`` when it has run on this run folder (its audit.json), else None."""
+    try:
+        audit = json.loads((out / "audit.json").read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(audit, dict):
+        return None
+    return {k: audit.get(k) for k in ("episodes", "flagged", "by_check", "by_question", "similar")}
 
 
 def _print_disclosure(d: dict[str, Any], console: Any) -> None:

@@ -38,7 +38,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "mle_env.disclosure", "mle_env.test_score_log",
         "mle_env.env", "mle_env.episode", "mle_env.gym_registration", "mle_env.replay", "mle_env.text_interface")),
     ("policies: the bundled agents and scaffolds", ("mle_env.agents", "mle_env.scaffolds")),
-    ("evaluation: many episodes, results, reports", ("mle_env.evaluation",)),
+    ("evaluation: many episodes, results, reports, the audit", ("mle_env.evaluation", "mle_env.audit")),
     ("front ends: the package's lazy API, the CLI, RL integrations, export",
      ("mle_env", "mle_env.__main__", "mle_env.cli", "mle_env.integrations", "mle_env.export")),
 ]
