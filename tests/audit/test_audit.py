@@ -151,30 +151,33 @@ def test_validate_as_an_oracle_is_flagged_past_the_threshold(tiny_prepared: str,
     assert audit([tmp_path / "run"], tmp_path, oracle_threshold=5)["by_check"]["validate_oracle"] == 0
 
 
-def test_the_questions_are_asked_of_the_local_model(run: tuple[Path, dict[str, Path], Path],
-                                                   llm_base_url: str) -> None:  # noqa: F811
+def test_with_the_local_model_the_same_four_are_flagged_and_no_clean_one(
+        run: tuple[Path, dict[str, Path], Path], llm_base_url: str) -> None:  # noqa: F811
     from mle_env.agents.llm import LLMClient
 
     record, made, references = run
     client = LLMClient(base_url=llm_base_url, max_tokens=60)
-    picked = [made["hand_written_submission"], made["clean-0"]]  # 6 questions: a minute on 2 cores
-    try:
-        summary = audit(picked, record / "with-model", client=client, references=references)
+    try:  # 18 questions: about two minutes on 2 cores
+        summary = audit([record], record / "with-model", client=client, references=references)
     finally:
         client.close()
-    flags = flagged_checks(summary)
-    assert "hand_written_submission" in flags[str(made["hand_written_submission"])]  # the rules' flags stand
+    flagged = {name for name, path in made.items()
+               if next(e for e in summary["per_episode"] if e["trajectory"] == str(path))["flagged"]}
+    assert flagged == set(VIOLATIONS)
     answers = [q["answer"] for e in summary["per_episode"] for q in e["questions"].values()]
-    assert len(answers) == 6 and all(a in (True, False, None) for a in answers)
-    assert sum(a is not None for a in answers) >= 4  # the model answers YES or NO, as asked, most of the time
-    assert client.usage()["calls"] >= 6 and summary["settings"]["model"]
+    assert len(answers) == 18 and all(a in (True, False, None) for a in answers)
+    assert client.usage()["calls"] >= 18 and summary["settings"]["model"]
     rows = list(csv.DictReader((record / "with-model" / "audit.csv").open()))
-    assert sum(r["source"] == "model" for r in rows) == 6
+    assert sum(r["source"] == "model" for r in rows) == 18
 
 
 def test_answers_chunks_and_similarity_units() -> None:
     assert [parse_answer(t) for t in ("YES: it does", "no: none", "**Yes** - x", "maybe", "")] == \
         [True, False, True, None, None]
+    log = "## step 2 (shell)\ncurl -s https://example.com\n"
+    assert parse_answer("YES: `curl -s https://example.com`", log) is True
+    assert parse_answer("YES: wget http://other", log) is None  # evidence the log does not hold
+    assert parse_answer("YES", log) is None and parse_answer("NO", log) is False
     text = "\n".join(f"line {i} " + "x" * 50 for i in range(400))
     parts = chunks(text, 1000)
     assert all(len(p) <= 1000 for p in parts) and "".join(parts) == text
