@@ -29,6 +29,7 @@ def _episode(competition: str, policy, **env_options):
 
 
 @pytest.mark.parametrize("competition", list_competitions("practice"))
+@pytest.mark.slow
 def test_aide_offline_equals_or_beats_the_baseline(practice_home: Path, competition: str, tmp_path: Path) -> None:
     baseline = _episode(competition, mle_env.make_policy("baseline"))
     aide = mle_env.make_policy("aide", proposer="offline", max_nodes=6, journal=str(tmp_path / "journal.jsonl"))
@@ -79,6 +80,7 @@ def test_search_policy() -> None:
     assert next_move(journal, uct, rng, False)[1].id == 3  # 0 has a child, 3 none: exploration favours 3
 
 
+@pytest.mark.slow
 def test_killed_run_resumes_from_its_journal(practice_home: Path, tmp_path: Path) -> None:
     journal = tmp_path / "journal.jsonl"
     code = (

@@ -8,6 +8,8 @@ import dataclasses
 import json
 from pathlib import Path
 
+import pytest
+
 import mle_env
 from mle_env.recording import read_trajectory
 from mle_env.scaffolds.aide.journal import Node
@@ -99,6 +101,7 @@ class SlowProposer(FixedProposer):
         return super().propose(operator, parent, ctx)
 
 
+@pytest.mark.slow
 def test_a_slow_proposal_leaves_the_node_its_whole_run_time(practice_home: Path, tmp_path: Path) -> None:
     """The proposal's time comes out of the episode's time left, not out of the node's own cap (a first
     draft of a local model takes longer than node_timeout: its program used to get 5 s)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from llm_fixture import llm_base_url  # noqa: F401 - a pytest fixture
 
 import mle_env
@@ -14,6 +15,7 @@ from mle_env.agents.program_template import BEGIN
 from mle_env.recording import read_trajectory
 
 
+@pytest.mark.slow
 def test_aide_llm_proposer_records_real_completions(
     llm_base_url: str, practice_home: Path, tmp_path: Path  # noqa: F811
 ) -> None:

@@ -23,6 +23,7 @@ def test_baseline_medals_on_detecting_insults(insults_home: Path, backend: str) 
 
 
 @pytest.mark.parametrize("competition", list_competitions("practice"))
+@pytest.mark.slow
 def test_baseline_reaches_bronze_on_practice_competitions(practice_home: Path, competition: str) -> None:
     env = mle_env.make(competition, sandbox="local")
     result = mle_env.run_episode(env, mle_env.make_policy("baseline"), seed=0)
@@ -38,6 +39,7 @@ def _validation_scores(trajectory: str) -> list[str]:
     return re.findall(r"VALIDATION_SCORE: (\S+)", text)
 
 
+@pytest.mark.slow
 def test_the_episode_seed_changes_the_baselines_folds_and_model_seeds(make_competition, home: Path,
                                                                       tmp_path: Path) -> None:
     """Issue 11: `--seeds 2` gave two identical baseline episodes. The seed an evaluation gives an episode

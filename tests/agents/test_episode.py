@@ -160,6 +160,7 @@ def cli_env(home: Path) -> dict[str, str]:
     return {**os.environ, "MLE_ENV_COMPETITIONS": str(home.parent / "competitions"), "COLUMNS": "120"}
 
 
+@pytest.mark.slow
 def test_cli_run_json(tiny_prepared: str, home: Path) -> None:
     out = subprocess.run(["mle-env", "run", tiny_prepared, "--agent", "baseline", "--sandbox", "local", "--json"],
                          capture_output=True, text=True, env=cli_env(home))
@@ -169,6 +170,7 @@ def test_cli_run_json(tiny_prepared: str, home: Path) -> None:
     assert result["grade"]["competition_id"] == "tiny-comp"
 
 
+@pytest.mark.slow
 def test_play_end_to_end_through_a_terminal(tiny_prepared: str, home: Path) -> None:
     child = pexpect.spawn(sys.executable, ["-m", "mle_env.cli", "play", tiny_prepared, "--sandbox", "local"],
                           encoding="utf-8", timeout=60, env=cli_env(home))
@@ -225,6 +227,7 @@ def interrupt_after_start(child: pexpect.spawn, line: str) -> float:
     return time.monotonic()
 
 
+@pytest.mark.slow
 def test_play_ctrl_c_cancels_the_action_and_a_second_ends_the_episode_graded(tiny_prepared: str,
                                                                               home: Path) -> None:
     child = play(tiny_prepared, home)
@@ -258,6 +261,7 @@ def test_play_ctrl_c_cancels_the_action_and_a_second_ends_the_episode_graded(tin
     assert footer["status"] == "submitted"
 
 
+@pytest.mark.slow
 def test_play_two_ctrl_c_during_an_action_end_the_episode_graded(tiny_prepared: str, home: Path) -> None:
     child = play(tiny_prepared, home)
     interrupt_after_start(child, "sleep 100")

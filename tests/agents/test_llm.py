@@ -32,6 +32,7 @@ def fast_client(url: str, **fields: object) -> LLMClient:
 
 # --- the real server -----------------------------------------------------------------------------------
 @pytest.mark.llm
+@pytest.mark.slow
 def test_real_completion_counts_tokens_and_time(llm_base_url: str, clean_env: pytest.MonkeyPatch) -> None:  # noqa: F811
     clean_env.setenv("MLE_ENV_LLM_BASE_URL", llm_base_url)
     client = LLMClient(prompt_price_per_1m=1.0, completion_price_per_1m=2.0)  # the model: the one it serves

@@ -71,6 +71,7 @@ def _run(cid: str, part: str, truncated: bool = False, base: str = "") -> tuple[
 
 
 @pytest.mark.parametrize("cid", sorted(PARTS))
+@pytest.mark.slow
 def test_a_filled_in_template_scores_itself_and_writes_a_valid_submission(practice_home: Path, cid: str) -> None:
     ran, verdict, program = _run(cid, PARTS[cid])
     assert int(ran["exit_code"]) == 0, ran["stderr"][-500:]
@@ -90,6 +91,7 @@ def test_a_part_with_the_wrong_test_rows_fails_with_a_message_naming_them(practi
     assert verdict != "valid"
 
 
+@pytest.mark.slow
 def test_a_part_that_drops_every_feature_fails_with_a_message_naming_the_columns(practice_home: Path) -> None:
     """The real 1.5B habit (react on fine-food): drop the text columns as non-numeric, leaving nothing, or
     only the target (no feature: it goes too); pandas' own error was "No objects to concatenate"."""
@@ -104,6 +106,7 @@ def test_a_part_that_drops_every_feature_fails_with_a_message_naming_the_columns
         assert int(ran["exit_code"]) != 0 and message in ran["stderr"] and verdict != "valid", ran["stderr"][-300:]
 
 
+@pytest.mark.slow
 def test_an_x_of_train_and_test_rows_together_is_split(practice_home: Path) -> None:
     """react's 1.5B parts on house prices: X one-hot encoded over train and test together, X_test = X; and
     the same keeping the target column, which test lacks (filled with 0): left in, it leaked (validation
@@ -116,6 +119,7 @@ def test_an_x_of_train_and_test_rows_together_is_split(practice_home: Path) -> N
         assert 0.1 < validation_score(ran["stdout"]) < 0.3  # type: ignore[operator]
 
 
+@pytest.mark.slow
 def test_sparse_features_for_histgradientboosting_get_a_model_that_takes_them(practice_home: Path) -> None:
     """The commonest crash of AIDE's 1.5B nodes (11 of 45): TF-IDF features given to HistGradientBoosting,
     which takes dense input only. The harness fits its sparse-ready model instead and says so."""
@@ -190,6 +194,7 @@ def test_recorded_replies_become_parts_without_the_harness_work(record: dict[str
         assert part == code.strip() and "X_test" not in _defined(part)
 
 
+@pytest.mark.slow
 def test_recorded_text_replies_run_to_a_valid_submission(practice_home: Path) -> None:
     """The reply that crashed on raw text (the old template) and the one that worked both give a valid file."""
     texts = [r for r in RECORDED if r["competition"] == "practice-fine-food-reviews" and r["operator"] == "draft"]
@@ -201,6 +206,7 @@ def test_recorded_text_replies_run_to_a_valid_submission(practice_home: Path) ->
 
 
 @pytest.mark.parametrize("record", REPAIRED, ids=[r["repair"] for r in REPAIRED])
+@pytest.mark.slow
 def test_recorded_failing_replies_are_repaired_to_a_valid_submission(practice_home: Path,
                                                                      record: dict[str, Any]) -> None:
     """house: `X_test = test.drop(columns=['Id', 'SalePrice'])` raised KeyError (test has no target); mnist: a
@@ -225,6 +231,7 @@ def test_recorded_failing_replies_are_repaired_to_a_valid_submission(practice_ho
         assert "test.drop(columns=['Id', 'SalePrice'], errors='ignore')" in part
 
 
+@pytest.mark.slow
 def test_a_frame_of_free_text_and_a_search_fitted_in_the_part_give_a_valid_submission(practice_home: Path) -> None:
     """Real 1.5B parts of fine-food (the benchmark): X as a one-column DataFrame of review texts (get_dummies had
     no column left: "No objects to concatenate"), and a grid search fitted on the raw texts in the part."""
@@ -242,6 +249,7 @@ def test_a_frame_of_free_text_and_a_search_fitted_in_the_part_give_a_valid_submi
     assert "grid_search.fit" not in part_of(program) and "best_estimator_" not in part_of(program)
 
 
+@pytest.mark.slow
 def test_image_files_are_named_by_the_fixed_lines_as_the_preview_shows_them(practice_home: Path) -> None:
     """mnist's real preview: train_files/test_files from the ids; a part that stacks them runs to a valid file;
     an outline copied with `X = ...` left open fails with a message naming what is left."""

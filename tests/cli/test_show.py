@@ -134,6 +134,7 @@ class _SleepyProposer:
         return Proposal(plan=f"plan {self.n}", code=code)
 
 
+@pytest.mark.slow
 def test_live_display_ticks_during_a_long_step_and_shows_aide_status(
     tiny_prepared: str, bwrap_ready: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

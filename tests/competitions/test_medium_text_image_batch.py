@@ -101,6 +101,7 @@ def test_kuzushiji_gold_submission_is_perfect_and_survives_empty_pages(prepared)
     assert report.status == "scored" and report.score == 1.0
 
 
+@pytest.mark.slow
 def test_ai4code_test_notebooks_share_no_ancestor_with_train(prepared) -> None:
     _, paths = prepared("AI4Code")
     ancestors = pd.read_csv(paths.public / "train_ancestors.csv")

@@ -62,6 +62,7 @@ def test_leaderboard_records_the_library_versions_it_was_built_with(cid: str) ->
 
 
 @pytest.mark.parametrize("cid", PRACTICE)
+@pytest.mark.slow
 def test_reference_solutions_reproduce_the_leaderboard(cid: str, grader_for) -> None:
     """Depends on the library versions: the shipped scores are those of the versions in
     reference-versions.json, which requirements.lock pins; a failure says which differ. The solutions

@@ -24,6 +24,7 @@ def step_cancelled_after(env: Any, action: dict[str, Any], delay: float = 1.0) -
     return obs, time.monotonic() - began
 
 
+@pytest.mark.slow
 def test_a_cancelled_shell_action_stops_and_the_episode_goes_on(open_env: Callable[..., Any]) -> None:
     env = open_env()
     obs, took = step_cancelled_after(env, {"type": "shell", "code": "echo started; sleep 120; echo never",
@@ -36,6 +37,7 @@ def test_a_cancelled_shell_action_stops_and_the_episode_goes_on(open_env: Callab
     assert obs["exit_code"] == 0 and obs["stdout"] == "next\n" and "cancelled" not in obs["message"]
 
 
+@pytest.mark.slow
 def test_a_shell_action_that_ignores_sigint_is_killed(open_env: Callable[..., Any]) -> None:
     env = open_env()
     obs, took = step_cancelled_after(env, {"type": "shell", "code": "trap '' INT; sleep 120 & wait; echo never",
@@ -54,6 +56,7 @@ def test_a_cancelled_python_cell_keeps_the_interpreter(open_env: Callable[..., A
     assert obs["stdout"].strip() == "42" and "lost" not in obs["message"]
 
 
+@pytest.mark.slow
 def test_a_python_cell_that_ignores_the_interrupt_is_restarted(open_env: Callable[..., Any]) -> None:
     env = open_env()
     env.step({"type": "python", "code": "x = 41"})

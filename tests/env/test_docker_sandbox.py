@@ -75,6 +75,7 @@ def test_no_network(env) -> None:
     assert "connected" not in obs["stdout"] and "no dns" in obs["stdout"], obs["stdout"]
 
 
+@pytest.mark.slow
 def test_no_private_answer_enters_the_sandbox(tiny_prepared: str, home: Path) -> None:
     canary = uuid.uuid4().hex
     (home / tiny_prepared / "prepared" / "private" / "canary.txt").write_text(canary)
@@ -98,6 +99,7 @@ def test_memory_limit_kills_the_program_and_the_env_goes_on(env) -> None:
     assert obs["stdout"].strip() == "(False, 42)"
 
 
+@pytest.mark.slow
 def test_fork_bomb_is_held_by_the_pids_limit(tiny_prepared: str) -> None:
     env = mle_env.make(tiny_prepared, sandbox="docker", memory="2g")  # so that only the pids limit can stop it
     env.reset()

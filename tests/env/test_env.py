@@ -38,6 +38,7 @@ def perfect_submission_code(tiny_home: Path) -> str:
     return f"printf 'id,target\\n{rows}\\n' > submission/submission.csv"
 
 
+@pytest.mark.slow
 def test_check_env_passes(tiny_prepared: str, backend: str) -> None:
     env = mle_env.make(tiny_prepared, sandbox=backend, time_limit=600)
     try:
@@ -90,6 +91,7 @@ def test_python_state_persists_and_crashes_restart(tiny_prepared: str, backend: 
     env.close()
 
 
+@pytest.mark.slow
 def test_timeout_kills_the_action_and_everything_it_started(tiny_prepared: str, backend: str) -> None:
     env = mle_env.make(tiny_prepared, sandbox=backend)
     env.reset()
@@ -136,6 +138,7 @@ def test_output_is_cut_with_a_marker(tiny_prepared: str, backend: str) -> None:
     env.close()
 
 
+@pytest.mark.slow
 def test_budgets_truncate_and_still_grade(tiny_prepared: str, backend: str, home: Path) -> None:
     env = mle_env.make(tiny_prepared, sandbox=backend, step_limit=2)
     env.reset()
@@ -269,6 +272,7 @@ def test_what_the_agent_leaves_cannot_hang_or_break_step(tiny_prepared: str, bac
     env.close()
 
 
+@pytest.mark.slow
 def test_background_processes_keep_running(tiny_prepared: str, backend: str) -> None:
     env = mle_env.make(tiny_prepared, sandbox=backend)
     env.reset()

@@ -200,6 +200,7 @@ class _MarkingProposer:
         return Proposal(plan=f"{operator} {node}", code=code)
 
 
+@pytest.mark.slow
 def test_aide_fork_branches_children_from_their_parents_state(backend: str, tiny_prepared: str, home: Path) -> None:
     from mle_env.scaffolds.aide.policy import AidePolicy
 

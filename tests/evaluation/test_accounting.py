@@ -68,6 +68,7 @@ def rendered(summary: dict) -> str:
     return console.file.getvalue()
 
 
+@pytest.mark.slow
 def test_an_infra_failure_is_retried_then_the_episode_counts(tiny_prepared: str, workers_see: None,
                                                              tmp_path: Path) -> None:
     out = tmp_path / "run"
@@ -84,6 +85,7 @@ def test_an_infra_failure_is_retried_then_the_episode_counts(tiny_prepared: str,
     assert "1 attempt(s) failed for infrastructure reasons: 1 were retried" in rendered(summary)
 
 
+@pytest.mark.slow
 def test_an_infra_failure_past_the_retries_counts_as_no_medal_and_is_reported_apart(
     tiny_prepared: str, workers_see: None, tmp_path: Path
 ) -> None:

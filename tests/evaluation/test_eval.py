@@ -49,6 +49,7 @@ def practice_run(practice_session_home: Path, tmp_path_factory: pytest.TempPathF
     return out, result.stdout
 
 
+@pytest.mark.slow
 def test_eval_completes_and_reports_pass_at_k_with_sem(practice_run: tuple[Path, str]) -> None:
     out, stdout = practice_run
     records = read_results(out)
@@ -75,6 +76,7 @@ def test_rerun_skips_finished_episodes(practice_run: tuple[Path, str], practice_
     assert len(read_results(out)) == before
 
 
+@pytest.mark.slow
 def test_killed_run_resumes_without_redoing_finished_episodes(
     practice_session_home: Path, tmp_path: Path
 ) -> None:
@@ -163,6 +165,7 @@ def ray_cluster() -> Iterator[str]:
         shutil.rmtree(temp, ignore_errors=True)
 
 
+@pytest.mark.slow
 def test_ray_cluster_gives_the_same_table(
     practice_run: tuple[Path, str], practice_session_home: Path, ray_cluster: str, tmp_path: Path
 ) -> None:

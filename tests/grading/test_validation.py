@@ -120,6 +120,7 @@ def test_corpus_has_at_least_25_cases(tiny: Grader, tmp_path: Path) -> None:
     assert len(corpus(tiny, tmp_path)) >= 25
 
 
+@pytest.mark.slow
 def test_every_malformed_submission_is_invalid_with_a_reason(tiny: Grader, tmp_path: Path) -> None:
     for name, (path, phrase) in corpus(tiny, tmp_path).items():
         report = tiny.grade(path)

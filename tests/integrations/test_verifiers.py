@@ -153,6 +153,7 @@ def test_vf_eval_reports_a_bad_option_before_any_rollout(insults_home: Path, fak
     assert not fake_llm.requests and not list(tmp_path.iterdir())
 
 
+@pytest.mark.slow
 def test_vf_eval_says_in_one_line_that_the_data_is_not_prepared(home: Path, fake_llm: FakeOpenAI,  # noqa: F811
                                                                tmp_path: Path) -> None:
     done = run_cli(tmp_path, fake_llm.url, "fake-model")

@@ -5,6 +5,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
 import tomllib
 
 REPO = Path(__file__).resolve().parents[2]
@@ -27,6 +28,7 @@ def test_pyproject_lists_every_package() -> None:
     assert _package_dirs() <= listed, sorted(_package_dirs() - listed)
 
 
+@pytest.mark.slow
 def test_wheel_contents(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path),
                     str(REPO)], check=True, capture_output=True)

@@ -10,6 +10,7 @@ import json
 import time
 from pathlib import Path
 
+import pytest
 from hostile import python, shell, still_works
 
 
@@ -67,6 +68,7 @@ for _ in range(2_000_000):
 """
 
 
+@pytest.mark.slow
 def test_a_folder_swapped_for_a_link_does_not_make_the_watchdog_walk_the_link(open_env) -> None:
     env = open_env(disk="20m")  # /usr is far larger than 20 MiB: walking it would stop the actions
     shell(env, "mkdir -p code/w/x && ln -s /usr code/w/y")
@@ -116,6 +118,7 @@ time.sleep(600)
 """
 
 
+@pytest.mark.slow
 def test_a_half_sent_request_holds_the_endpoint_only_for_a_while(open_env, monkeypatch) -> None:
     from mle_env.sandbox.endpoint import ValidationEndpoint
 

@@ -143,6 +143,7 @@ def competitions(make_competition: Callable[..., Path], home: Path) -> Path:
     return folder.parent
 
 
+@pytest.mark.slow
 def test_run_show_and_export_of_a_hostile_episode(competitions: Path, bwrap_ready: None, tmp_path: Path) -> None:
     policy = tmp_path / "hostile_policy.py"
     policy.write_text(HOSTILE_POLICY.format(hostile=json.dumps(HOSTILE), columns=json.dumps(COLUMNS)))
@@ -231,6 +232,7 @@ def hostile_submission(home: Path, path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_grade_prints_hostile_column_names_as_text(competitions: Path, home: Path, tmp_path: Path) -> None:
     submission = hostile_submission(home, tmp_path / "submission.csv")
     env = terminal_env(MLE_ENV_COMPETITIONS=str(competitions))

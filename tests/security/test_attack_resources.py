@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import resource
 
+import pytest
 from hostile import host_alive, python, shell, still_works
 
 
@@ -30,6 +31,7 @@ def test_a_memory_blow_up_kills_the_program_only(open_env, sentinel) -> None:
     assert host_alive(sentinel)
 
 
+@pytest.mark.slow
 def test_endless_loops_time_out(open_env) -> None:
     env = open_env()
     obs = shell(env, "while true; do :; done", timeout=2)

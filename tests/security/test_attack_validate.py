@@ -162,6 +162,7 @@ def test_the_100_mib_file_of_unique_rows_costs_the_host_little(tiny: Grader, tmp
 
 
 # --- fidelity ----------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_verdicts_are_the_in_process_ones_and_do_not_depend_on_the_chunking(
     tiny: Grader, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
