@@ -10,7 +10,8 @@ from collections.abc import Sequence
 
 from mle_env import __version__
 
-_COMMAND_MODULES = ("competitions", "episodes", "evaluation", "audit", "sandboxes", "show", "serve", "trajectories")
+_COMMAND_MODULES = ("competitions", "doctor", "episodes", "evaluation", "audit", "sandboxes", "show", "serve",
+                    "trajectories")
 
 
 def build_parser() -> argparse.ArgumentParser:

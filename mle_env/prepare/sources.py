@@ -207,10 +207,14 @@ def kaggle_setup_problems() -> list[str]:
     return problems
 
 
+def kaggle_rules_url(slug: str) -> str:
+    """The page where a Kaggle account accepts ``slug``'s rules."""
+    return f"https://www.kaggle.com/competitions/{slug}/rules"
+
+
 def kaggle_rules_hint(slug: str) -> str:
     """The rules a Kaggle account must accept before it may download ``slug``'s files."""
-    return (f"accept the rules at https://www.kaggle.com/competitions/{slug}/rules with the account whose "
-            "credentials you use")
+    return f"accept the rules at {kaggle_rules_url(slug)} with the account whose credentials you use"
 
 
 def kaggle_api(slug: str | None = None) -> Any:
