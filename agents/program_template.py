@@ -40,6 +40,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+#: what an LLM agent's model writes (aide's and react's ``program`` option): "whole" programs (the default, as
+#: the agents they are named after do), "fill" (only its part of this module's fill-in program, for small
+#: models), or "auto" (fill in where the competition allows it, whole programs elsewhere)
+PROGRAMS = ("whole", "fill", "auto")
+
 BEGIN = "# ---- your part: begin ----"
 END = "# ---- your part: end ----"
 OUTLINE_BEGIN = "# >>> YOUR PART: replace each ... (add any code these need) <<<"

@@ -42,11 +42,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from mle_env.agents.llm import Completion, LLMClient, LLMError, ToolCall
+from mle_env.agents.loading import AgentError
 from mle_env.agents.policy import BasePolicy
 from mle_env.agents.program_template import (
     BEGIN,
     OUTLINE_BEGIN,
     OUTLINE_END,
+    PROGRAMS,
     ProgramTemplate,
     names_of,
     part_of,
@@ -282,14 +284,21 @@ class ReactPolicy(BasePolicy):
             before the policy raises; each failure costs a ``validate`` step. Other LLM errors (a refused
             key, an unknown model) raise at once.
         preview: run the data preview and add the submission rules to the task (see the module docstring).
+        program: what the model writes: ``"whole"`` (default, as a ReAct agent does: any action it likes),
+            ``"fill"`` (only its part of the competition's fill-in program, for small models; an AgentError
+            after the preview where the competition has none) or ``"auto"`` (fill in where the competition
+            allows it, whole programs elsewhere).
     """
 
     def __init__(
         self, llm: LLMClient | None = None, *, model: str | None = None, base_url: str | None = None,
         api_key: str | None = None, max_tokens: int = 768, temperature: float = 0.2, history_chars: int = 24_000,
-        output_chars: int = 2_000, max_llm_failures: int = 3, preview: bool = True,
+        output_chars: int = 2_000, max_llm_failures: int = 3, preview: bool = True, program: str = "whole",
     ) -> None:
         super().__init__()
+        if program not in PROGRAMS:
+            raise AgentError(f"react: program must be one of {', '.join(PROGRAMS)}; got {program!r}")
+        self.program = program
         self.llm = llm if llm is not None else LLMClient(model=model, base_url=base_url, api_key=api_key)
         self.max_tokens, self.temperature = max_tokens, temperature
         self.history_chars, self.output_chars, self.max_llm_failures = history_chars, output_chars, max_llm_failures
@@ -310,7 +319,7 @@ class ReactPolicy(BasePolicy):
 
     def reset(self, obs: dict[str, Any], info: dict[str, Any]) -> None:
         super().reset(obs, info)
-        template = fill_template(info, str(obs.get("files", ""))) if self.preview else None
+        template = self._template(info, str(obs.get("files", ""))) if self.preview else None
         facts = _facts(info, template) if self.preview else ""
         self.template, self._last_part = template, ""  # None without a submission format, as facts is ""
         task = render_task({**obs, "task": without_sections(str(obs["task"]))} if facts else obs)
@@ -367,11 +376,18 @@ class ReactPolicy(BasePolicy):
         """The submission rules and the fill-in program made again from the data preview, which shows what
         the file listing does not (the target column, image files named by id): before any LLM call, so the
         task the model reads stays the same for the whole episode."""
-        template = fill_template(self._info, preview)
+        template = self._template(self._info, preview)
+        if template is None and self.program == "fill":
+            raise AgentError("react: program='fill' needs a competition with a fill-in program (one target column "
+                             "and a metric the harness scores); use program='auto' or 'whole'")
         facts = _facts(self._info, template)
         if facts:
             self.history.task = f"{self._task}\n\n{facts}"
             self.template = template
+
+    def _template(self, info: dict[str, Any], data: str) -> ProgramTemplate | None:
+        """The fill-in program the model gets (None with program='whole')."""
+        return None if self.program == "whole" else fill_template(info, data)
 
     def _guard(self, obs: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
         """The action that a pending submit or the budget dictates, if any, and why."""

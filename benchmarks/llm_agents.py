@@ -119,7 +119,8 @@ def run_aide(cid: str, seed: int, args: argparse.Namespace, out_dir: Path) -> di
 def run_react(cid: str, seed: int, args: argparse.Namespace) -> dict[str, Any]:
     from mle_env.agents.react import ReactPolicy
 
-    policy = ReactPolicy(llm=client(args), max_tokens=args.max_tokens, temperature=args.temperature)
+    policy = ReactPolicy(llm=client(args), max_tokens=args.max_tokens, temperature=args.temperature,
+                         program=args.program)
     env = mle_env.make(cid, sandbox=args.sandbox, time_limit=args.react_time_limit or args.time_limit,
                        step_limit=args.react_steps)
     seen: list[dict[str, Any]] = []
@@ -200,7 +201,9 @@ def main() -> None:
     parser.add_argument("--react-steps", type=int, default=12, help="step limit of a react episode")
     parser.add_argument("--react-time-limit", type=float, help="seconds per react episode (default: --time-limit)")
     parser.add_argument("--program", default="auto", choices=("auto", "whole", "fill"),
-                        help="what AIDE's model writes: fill-in parts where a template exists (auto), whole programs")
+                        help="what the model writes, AIDE's and react's alike: fill-in parts where a template exists "
+                             "(auto, the default here, for the small local model), whole programs, or fill only; the "
+                             "agents' own default is whole")
     parser.add_argument("--max-tokens", type=int, default=1024)
     parser.add_argument("--temperature", type=float, default=0.3)
     parser.add_argument("--request-timeout", type=float, default=900, help="seconds one LLM request may take")

@@ -41,11 +41,12 @@ class AideConfig:
     journal: str | None = None
     """The journal file (JSONL, one line per node). An existing journal of the same competition is resumed.
     Default: next to the episode's trajectory, with the suffix .aide.jsonl."""
-    program: str = "auto"
-    """LLM proposer: what the model writes. "whole": whole programs; "fill": only the features and the
-    estimator, the harness writing the rest (hold-out split, the competition's metric, the submission file);
-    "auto": fill in where the competition allows it (one target column, a metric the harness scores), whole
-    programs elsewhere. Filling in is what makes small local models (1.5B) produce valid submissions."""
+    program: str = "whole"
+    """LLM proposer: what the model writes. "whole" (default, as aideml does): whole programs; "fill": only the
+    features and the estimator, the harness writing the rest (hold-out split, the competition's metric, the
+    submission file); "auto": fill in where the competition allows it (one target column, a metric the
+    harness scores), whole programs elsewhere. Filling in is what makes small local models (1.5B) produce
+    valid submissions: choose it for them."""
     memory_chars: int = 4000
     """Size cap of the summary of earlier nodes given to the LLM proposer."""
     output_chars: int = 2000

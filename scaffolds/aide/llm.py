@@ -15,14 +15,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from mle_env.agents.program_template import OUTLINE_END, ProgramTemplate, part_of, program_template
+from mle_env.agents.program_template import OUTLINE_END, PROGRAMS, ProgramTemplate, part_of, program_template
 from mle_env.scaffolds.aide import prompts
 from mle_env.scaffolds.aide.journal import Node
 from mle_env.scaffolds.aide.proposer import Proposal, SearchContext
 from mle_env.text_interface import cut_in_code, extract_code
 
 DEFAULT_CONTEXT_TOKENS = 8192  # when the server does not report its context window
-PROGRAMS = ("auto", "whole", "fill")
 
 
 class LLMProposer:
@@ -36,7 +35,7 @@ class LLMProposer:
 
     needs_profile = False
 
-    def __init__(self, llm: Any = None, memory_chars: int = 4000, output_chars: int = 2000, program: str = "auto",
+    def __init__(self, llm: Any = None, memory_chars: int = 4000, output_chars: int = 2000, program: str = "whole",
                  **llm_options: Any) -> None:
         if program not in PROGRAMS:
             from mle_env.agents import AgentError

@@ -21,7 +21,7 @@ def test_aide_llm_proposer_records_real_completions(
 ) -> None:
     journal = tmp_path / "journal.jsonl"
     policy = mle_env.make_policy(
-        "aide", proposer="llm", max_nodes=1, num_drafts=1, debug_prob=1.0, node_timeout=120,
+        "aide", proposer="llm", program="auto", max_nodes=1, num_drafts=1, debug_prob=1.0, node_timeout=120,
         journal=str(journal), base_url=llm_base_url, max_tokens=400, temperature=0.2,
     )
     env = mle_env.make("practice-house-prices", sandbox="local", time_limit=1800)

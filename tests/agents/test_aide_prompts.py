@@ -64,7 +64,7 @@ def test_draft_prompt_states_paths_header_metric_and_budget_last(tmp_path: Path)
 
 
 def test_fill_in_prompts_show_the_fixed_lines_and_only_the_models_part(tmp_path: Path) -> None:
-    proposer = LLMProposer(llm=FakeLLM(8192))  # "auto": house prices has a template (one target, RMSLE)
+    proposer = LLMProposer(llm=FakeLLM(8192), program="auto")  # house prices has a template (one target, RMSLE)
     ctx = context(Journal(tmp_path / "j.jsonl", {}))
     template = proposer.template(ctx)
     assert template is not None and proposer.system(ctx) == prompts.SYSTEM_FILL
@@ -102,7 +102,7 @@ def test_fill_in_prompts_show_the_fixed_lines_and_only_the_models_part(tmp_path:
     with pytest.raises(AgentError, match="program must be one of"):
         LLMProposer(llm=FakeLLM(8192), program="half")
     multi = dataclasses.replace(ctx, submission={**SUBMISSION, "targets": ["a", "b"]})
-    assert LLMProposer(llm=FakeLLM(8192)).template(multi) is None  # auto: whole programs there
+    assert LLMProposer(llm=FakeLLM(8192), program="auto").template(multi) is None  # whole programs there
     with pytest.raises(AgentError, match="program='fill' needs"):
         LLMProposer(llm=FakeLLM(8192), program="fill").template(multi)
 
@@ -136,7 +136,7 @@ def test_a_reply_without_code_is_asked_once_more_and_fill_in_replies_stop_at_the
     house = [json.loads(line) for line in (DATA / "completions_fill.jsonl").read_text().splitlines()
              if '"practice-house-prices"' in line][0]
     llm = ReplayLLM([no_code, house])
-    proposal = LLMProposer(llm=llm).propose("draft", None, context(Journal(tmp_path / "j.jsonl", {})))
+    proposal = LLMProposer(llm=llm, program="auto").propose("draft", None, context(Journal(tmp_path / "j.jsonl", {})))
     assert extract_code(no_code["content"])[1] == ""  # the recorded reply really has no code
     assert len(llm.sent) == 2 and [c["stop"] for c in llm.sent] == [[OUTLINE_END]] * 2
     follow_up = llm.sent[1]["messages"]
@@ -152,11 +152,11 @@ def test_a_reply_without_code_is_asked_once_more_and_fill_in_replies_stop_at_the
     # a reply whose part leaves X_test undefined gets the turn too, naming it
     half = {"content": "```python\nX = train.drop(columns=['Id'])\nmodel = Ridge()\n```\nThen predict the test rows."}
     llm = ReplayLLM([half, house])
-    proposal = LLMProposer(llm=llm).propose("draft", None, context(Journal(tmp_path / "h.jsonl", {})))
+    proposal = LLMProposer(llm=llm, program="auto").propose("draft", None, context(Journal(tmp_path / "h.jsonl", {})))
     assert "Your part does not define X_test in Python code." in llm.sent[1]["messages"][-1]["content"]
     assert "X_test = test.drop('SalePrice', axis=1, errors='ignore')" in part_of(proposal.code)
     complete = ReplayLLM([house])  # a complete part: one call
-    LLMProposer(llm=complete).propose("draft", None, context(Journal(tmp_path / "c.jsonl", {})))
+    LLMProposer(llm=complete, program="auto").propose("draft", None, context(Journal(tmp_path / "c.jsonl", {})))
     assert len(complete.sent) == 1
     whole = ReplayLLM([no_code, no_code])  # whole programs: the same one retry, no stop
     ctx = context(Journal(tmp_path / "k.jsonl", {}))

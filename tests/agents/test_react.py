@@ -37,8 +37,9 @@ def obs(action: str = "reset", *, stdout: str = "", exit_code: int = 0, steps_le
 
 
 def policy_for(url: str, **options: Any) -> ReactPolicy:
+    """A react policy on a fake server; program="auto" (fill in where the competition allows) unless given."""
     client = LLMClient(LLMConfig(base_url=url, model="fake-model", api_key="k", retry_base_s=0.01, max_retries=1))
-    return ReactPolicy(client, **options)
+    return ReactPolicy(client, **{"program": "auto", **options})
 
 
 def shell_call(code: str, call_id: str = "call-1") -> list[dict[str, Any]]:
@@ -182,7 +183,7 @@ def test_a_refused_key_raises_at_once(fake_llm: FakeOpenAI) -> None:  # noqa: F8
 def test_react_episode_on_house_prices(llm_base_url: str, home: Path) -> None:  # noqa: F811
     prepare("practice-house-prices")
     env = mle_env.make("practice-house-prices", sandbox="local", step_limit=4)
-    policy = ReactPolicy(base_url=llm_base_url, api_key="none", max_tokens=256)
+    policy = ReactPolicy(base_url=llm_base_url, api_key="none", max_tokens=256, program="auto")
     result = mle_env.run_episode(env, policy, seed=0)
     assert result.status == "ok" and result.grade is not None and result.steps <= 4, result.error
     steps = [r for r in read_trajectory(Path(result.trajectory)) if r["type"] == "step"]
@@ -449,3 +450,25 @@ def test_a_part_sent_after_a_correction_gives_a_valid_mnist_submission(fake_llm:
     assert [s["action"]["type"] for s in steps] == ["shell", "python", "validate", "submit"]
     assert steps[1]["exit_code"] == 0 and "VALIDATION_SCORE" in steps[1]["stdout"]
     assert steps[1]["policy"]["react"] == {"source": "correction"}
+
+
+def test_react_writes_whole_programs_by_default_and_fill_is_chosen(fake_llm: FakeOpenAI) -> None:  # noqa: F811
+    from mle_env.agents.loading import AgentError
+    from mle_env.agents.program_template import PROGRAMS
+
+    assert PROGRAMS == ("whole", "fill", "auto")
+    info = {"submission": {"header": ["Id", "SalePrice"], "id_column": "Id", "targets": ["SalePrice"],
+                           "kind": "number", "sample": "sample_submission.csv"},
+            "metric": {"name": "rmsle", "lower_is_better": True}, "domain": "tabular"}
+    whole = ReactPolicy(LLMClient(LLMConfig(base_url=fake_llm.url, model="m", api_key="k")))
+    whole.reset(obs(), info)
+    assert whole.program == "whole" and whole.template is None
+    auto = policy_for(fake_llm.url)
+    auto.reset(obs(), info)
+    assert auto.template is not None
+    with pytest.raises(AgentError, match="program must be one of whole, fill, auto"):
+        policy_for(fake_llm.url, program="half")
+    fill = policy_for(fake_llm.url, program="fill")
+    fill.reset(obs(), {**info, "metric": {"name": "mean_columnwise_auc", "lower_is_better": False}})
+    with pytest.raises(AgentError, match="program='fill' needs a competition with a fill-in program"):
+        fill._from_preview("")
