@@ -576,7 +576,9 @@ def test_episode_leaves_its_artifacts(tiny_prepared: str, home: Path, backend: s
     assert sorted(p.name for p in folder.iterdir()) == ["code", "grade.json", "logs", "submission.csv",
                                                         "trajectory.jsonl"]
     assert (folder / "submission.csv").read_bytes() == sent
-    assert json.loads((folder / "grade.json").read_text()) == info["grade"]
+    kept = json.loads((folder / "grade.json").read_text())
+    assert kept.pop("disclosure") == json.loads(json.dumps(info["disclosure"]))  # the report, with its disclosure
+    assert kept == info["grade"]
     assert (folder / "code" / "train.py").read_text() == "print(1)\n"
     assert (folder / "code" / "lib" / "util.py").read_text() == "x\n"
     assert (folder / "logs" / "train.log").read_text() == "epoch 1 loss 0.5\n"
