@@ -147,6 +147,7 @@ import tempfile
 import time
 import uuid
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -296,7 +297,7 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
         self._finish_resources("reset")
         sandbox = create_sandbox(self.sandbox_kind, self._public, self.limits, self.image)
         if sandbox.serves_endpoint:
-            sandbox.endpoint = ValidationEndpoint(self._endpoint_validate, self.grader.max_bytes)
+            sandbox.endpoint = ValidationEndpoint(self.endpoint_validator(), self.grader.max_bytes)
         info = sandbox.start()  # raises PrerequisiteError / SandboxUnavailable, having cleaned up after itself
         self._own_sandbox(sandbox)
         try:
@@ -497,6 +498,18 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
             verdict = self.grader.validate(copied)
             self._log_test_score("validate", path or SUBMISSION, copied)
             return verdict
+
+    def endpoint_validator(self) -> Callable[[Path], str]:
+        """The in-sandbox endpoint's check of an uploaded file (:meth:`_endpoint_validate`), holding this env
+        only weakly: the sandbox keeps its endpoint, and an env its sandbox keeps alive would never be collected,
+        nor its sandbox closed by its finalizer."""
+        env = weakref.ref(self)
+
+        def validate(path: Path) -> str:
+            alive = env()
+            return alive._endpoint_validate(path) if alive is not None else "the episode has ended"
+
+        return validate
 
     def _endpoint_validate(self, path: Path) -> str:
         """The in-sandbox endpoint's check of an uploaded file (its verdict only, as the action's)."""

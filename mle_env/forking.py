@@ -91,7 +91,7 @@ def _finish(parent: Env, sandbox: Sandbox, info: dict[str, Any], header: dict[st
     child._test_log = (TestScoreLog(child._episode_dir / TEST_SCORES_NAME, parent.grader.grade, child._started)
                        if parent._test_log is not None else None)
     if sandbox.endpoint is not None:  # the fork's uploads are the fork's (its hidden test-score log)
-        sandbox.endpoint.validate = child._endpoint_validate
+        sandbox.endpoint.validate = child.endpoint_validator()
     fork = {"parent_episode": header.get("episode_id"), "parent_trajectory": str(parent._writer.path),
             "step": parent._steps, "elapsed_s": elapsed, "replay_python": replay_python,
             "replay_failures": failures}
