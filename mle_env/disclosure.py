@@ -7,7 +7,7 @@ on LLMs (:class:`Feedback`), and at the end writes :func:`episode_disclosure` in
 ``mle-env report`` sums it up (:func:`summarize_disclosures`).
 
 Fields: ``mle_env_version``; ``competition`` (id, version); ``hardware`` (the host's CPU model and cores, the
-sandbox's CPU and memory limits, its GPUs); ``sandbox``, ``image``, ``network``; ``time_limit_s``,
+sandbox's CPU and memory limits, its GPUs and their model); ``sandbox``, ``image``, ``network``; ``time_limit_s``,
 ``wall_time_s``, ``steps``, ``step_limit``; ``test_set_feedback`` (always ``"none"``: mle-env shows no test
 score; ``validate`` says only "valid" or what is wrong), ``validate_calls`` (actions and in-sandbox endpoint
 requests), ``score_dev_calls`` and ``dev_split`` (scores on held-out *training* rows); ``task_text``;
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import os
+import subprocess
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +68,18 @@ class Feedback:
 
 
 @functools.cache
+def gpu_model() -> str | None:
+    """The host's GPU model from nvidia-smi, or None where there is none."""
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
+                             text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    names = [line.strip() for line in out.stdout.splitlines() if line.strip()]
+    return ", ".join(sorted(set(names))) or None
+
+
+@functools.cache
 def cpu_model() -> str | None:
     """The host CPU's model name (Linux's /proc/cpuinfo; None where it cannot be read)."""
     try:
@@ -89,7 +102,8 @@ def episode_disclosure(*, competition_id: str, competition_version: int, sandbox
         "mle_env_version": __version__,
         "competition": {"id": competition_id, "version": competition_version},
         "hardware": {"cpu_model": cpu_model(), "host_cpus": os.cpu_count(), "cpus": sandbox_info.get("cpus"),
-                     "memory_bytes": sandbox_info.get("memory_bytes"), "gpus": gpus, "gpu_count": len(gpus)},
+                     "memory_bytes": sandbox_info.get("memory_bytes"), "gpus": gpus, "gpu_count": len(gpus),
+                     "gpu_model": gpu_model() if gpus else None},
         "sandbox": sandbox, "image": image, "network": bool(network),
         "time_limit_s": time_limit_s, "wall_time_s": round(wall_time_s, 3), "steps": steps, "step_limit": step_limit,
         "test_set_feedback": TEST_SET_FEEDBACK,

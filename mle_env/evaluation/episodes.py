@@ -17,27 +17,16 @@ from __future__ import annotations
 
 import os
 import platform
-import subprocess
 import time
 import traceback
 from typing import Any
 
+from mle_env.disclosure import gpu_model
 from mle_env.errors import MleEnvError, PrerequisiteError, SandboxError, SandboxUnavailable
 from mle_env.recording import now
 
 FATAL = "error"  # the status of a record that stops the evaluation (it is never written to results.jsonl)
 INFRA_FAILURES = (SandboxError, PrerequisiteError)  # while the episode's sandbox starts or runs
-
-
-def gpu_model() -> str | None:
-    """The host's GPU model from nvidia-smi, or None where there is none."""
-    try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
-                             text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    names = [line.strip() for line in out.stdout.splitlines() if line.strip()]
-    return ", ".join(sorted(set(names))) or None
 
 
 def inject_infra_failure(env: Any) -> None:
