@@ -45,6 +45,7 @@ def test_aide_offline_equals_or_beats_the_baseline(practice_home: Path, competit
     assert best is not None and not best.buggy and best.validation == "valid"
 
 
+@pytest.mark.slow
 def test_journal_records_every_node(practice_home: Path, tmp_path: Path) -> None:
     path = tmp_path / "journal.jsonl"
     policy = mle_env.make_policy("aide", proposer="offline", max_nodes=3, num_drafts=2, journal=str(path))

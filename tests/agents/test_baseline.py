@@ -12,6 +12,7 @@ from mle_env.competition.registry import list_competitions
 from mle_env.recording import read_trajectory
 
 
+@pytest.mark.slow
 def test_baseline_medals_on_detecting_insults(insults_home: Path, backend: str) -> None:
     env = mle_env.make("detecting-insults-in-social-commentary", sandbox=backend)
     result = mle_env.run_episode(env, mle_env.make_policy("baseline"), seed=0)

@@ -57,6 +57,7 @@ def test_the_episode_seed_goes_to_policies_that_take_one(monkeypatch: pytest.Mon
     assert with_episode_seed("aide", {}, 2) == {}  # aide has its own seed option semantics
 
 
+@pytest.mark.slow
 def test_eval_of_a_policy_in_a_users_file_reports_pass_at_k(practice_session_home: Path, tmp_path: Path) -> None:
     """The issue's own command, from the repository root with a relative path, in 2 spawned workers."""
     out = tmp_path / "run"

@@ -103,6 +103,7 @@ def flagged_checks(summary: dict[str, Any]) -> dict[str, set[str]]:
     return out
 
 
+@pytest.mark.slow
 def test_the_rules_flag_each_violation_and_no_clean_episode(run: tuple[Path, dict[str, Path], Path]) -> None:
     record, made, references = run
     summary = audit([record], record, references=references)
@@ -132,6 +133,7 @@ def test_the_rules_flag_each_violation_and_no_clean_episode(run: tuple[Path, dic
     assert audit_verdicts(record)["flagged"] == 5  # the disclosure of mle-env report on this folder
 
 
+@pytest.mark.slow
 def test_the_cli_prints_each_flagged_episode_and_exits_1(run: tuple[Path, dict[str, Path], Path],
                                                         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     record, made, references = run

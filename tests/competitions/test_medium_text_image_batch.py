@@ -81,6 +81,7 @@ def test_billion_word_empty_sentence_is_scored_not_rejected(prepared, tmp_path: 
     assert report.status == "scored" and report.score == round(len(answers["sentence"][0]) / len(answers), 5)
 
 
+@pytest.mark.slow
 def test_alaska2_test_images_are_the_drawn_versions(prepared) -> None:
     raw, paths = prepared("alaska2-image-steganalysis")
     sources = load_synthetic("alaska2-image-steganalysis").expected_test_sources(raw)

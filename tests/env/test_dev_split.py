@@ -99,6 +99,7 @@ def _episode(cid: str, sandbox: str, perfect_dev: pd.DataFrame) -> tuple[list[di
     return [{k: v for k, v in o.items() if k != "time_left"} for o in seen], total, info["grade"]
 
 
+@pytest.mark.slow
 def test_test_answers_never_reach_an_observation(tiny_prepared: str, home: Path, local: str) -> None:
     """Garbage test answers (with a manifest that vouches for them) change nothing before the end."""
     env = open_dev_env(tiny_prepared, local)  # builds the dev split, so the test can read its answers

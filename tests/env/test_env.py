@@ -47,6 +47,7 @@ def test_check_env_passes(tiny_prepared: str, backend: str) -> None:
         env.close()
 
 
+@pytest.mark.slow
 def test_full_episode_on_detecting_insults(insults_home: Path, backend: str) -> None:
     env = mle_env.make("detecting-insults-in-social-commentary", sandbox=backend, time_limit=900)
     obs, info = env.reset(seed=1)

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import mle_env
 
 ACTIONS: list[dict[str, Any]] = [
@@ -43,6 +45,7 @@ def comparable(obs: dict[str, Any]) -> dict[str, Any]:
     return {k: (v.tolist() if hasattr(v, "tolist") else v) for k, v in obs.items() if k != "time_left"}
 
 
+@pytest.mark.slow
 def test_what_the_agent_sees_is_the_same_with_the_log_on(tiny_prepared: str) -> None:
     off, off_infos, off_dir = play(tiny_prepared)
     on, on_infos, on_dir = play(tiny_prepared, log_test_scores=True)
@@ -75,6 +78,7 @@ def test_the_agent_cannot_find_the_log(tiny_prepared: str) -> None:
         env.close()
 
 
+@pytest.mark.slow
 def test_aide_keeps_each_node_s_hidden_test_score_in_its_journal(practice_home: Path, tmp_path: Path) -> None:
     journal = tmp_path / "journal.jsonl"
     policy = mle_env.make_policy("aide", proposer="offline", max_nodes=2, num_drafts=2, journal=str(journal))

@@ -68,6 +68,7 @@ def test_eval_completes_and_reports_pass_at_k_with_sem(practice_run: tuple[Path,
         in " ".join(stdout.split())
 
 
+@pytest.mark.slow
 def test_rerun_skips_finished_episodes(practice_run: tuple[Path, str], practice_session_home: Path) -> None:
     out, _ = practice_run
     before = len(read_results(out))
@@ -99,6 +100,7 @@ def test_killed_run_resumes_without_redoing_finished_episodes(
     assert records[: len(first)] == first
 
 
+@pytest.mark.slow
 def test_injected_infrastructure_failure_is_retried_and_reported_apart(
     practice_session_home: Path, tmp_path: Path
 ) -> None:
@@ -118,6 +120,7 @@ def test_injected_infrastructure_failure_is_retried_and_reported_apart(
     assert "infrastructure reasons" in result.stdout
 
 
+@pytest.mark.slow
 def test_a_rerun_must_match_the_run_it_extends(
     tiny_prepared: str, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

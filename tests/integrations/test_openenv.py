@@ -109,6 +109,7 @@ def thread_server(insults_home: Path, bwrap_ready: None) -> Iterator[Callable[..
 
 
 # --- the whole episode, through the real command -------------------------------------------------------
+@pytest.mark.slow
 def test_insults_episode_medals_through_mle_env_serve(insults_home: Path, bwrap_ready: None,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     port = free_port()
@@ -183,6 +184,7 @@ def test_insults_episode_medals_through_mle_env_serve(insults_home: Path, bwrap_
 
 
 # --- session rules -------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_two_sessions_at_once_each_have_their_own_sandbox(thread_server: Callable[..., str]) -> None:
     url = thread_server(max_sessions=2)
     a, b = connect(url), connect(url)
@@ -229,6 +231,7 @@ def test_a_vanished_client_has_its_session_closed_and_sandbox_removed(thread_ser
         assert again.reset().observation.action == "reset"
 
 
+@pytest.mark.slow
 def test_idle_sessions_are_closed_but_never_while_an_action_runs(thread_server: Callable[..., str]) -> None:
     url = thread_server(idle_timeout=1)
     with connect(url) as client:

@@ -103,6 +103,7 @@ class ScriptedPolicy:
         return out, None
 
 
+@pytest.mark.slow
 def test_grpo_trainer_runs_the_script_to_a_medal(insults_home: Path, bwrap_ready: None, tmp_path: Path) -> None:
     dataset = make_dataset([COMPETITION], seeds=[7, 8])
     trainer = _trainer(tmp_path, environment_factory(COMPETITION, sandbox="local", time_limit=900), dataset)

@@ -89,6 +89,7 @@ def footer(summary: dict[str, Any]) -> dict[str, Any]:
 
 
 # --- through vf-eval -------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_vf_eval_scripted_policy_medals_on_insults(insults_home: Path, bwrap_ready: None,
                                                    fake_llm: FakeOpenAI, tmp_path: Path) -> None:  # noqa: F811
     script(fake_llm, TOOL_CALLS)
@@ -251,6 +252,7 @@ def test_concurrent_rollouts_each_run_their_own_episode(insults_home: Path, bwra
     assert sorted((folder / "logs" / "me.txt").is_file() for folder in folders) == [False, True]
 
 
+@pytest.mark.slow
 def test_a_refused_turn_grades_the_submission_present(insults_home: Path, bwrap_ready: None,
                                                       fake_llm: FakeOpenAI, tmp_path: Path) -> None:  # noqa: F811
     script(fake_llm, TOOL_CALLS)  # verifiers' own max_turns refuses the third turn (validate)
@@ -308,6 +310,7 @@ def test_a_failed_model_call_fails_the_rollout_ungraded_and_closes_the_env(
     assert records(episode_folder(tmp_path) / "trajectory.jsonl")["footer"]["status"] == "closed"
 
 
+@pytest.mark.slow
 def test_a_cancelled_rollout_closes_the_env(insults_home: Path, bwrap_ready: None, fake_llm: FakeOpenAI,  # noqa: F811
                                             tmp_path: Path) -> None:
     fake_llm.reply(200, chat_body("", [tool_call(0, "shell", {"code": "sleep 3; echo slept"})]))

@@ -9,6 +9,7 @@ import pytest
 from hostile import shell
 
 
+@pytest.mark.slow
 def test_answers_host_files_and_host_environment_stay_out_of_reach(
     open_env, home: Path, tiny_prepared: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -177,6 +177,7 @@ def _healthy(url: str) -> bool:
         return False
 
 
+@pytest.mark.slow
 def test_the_printed_token_opens_a_whole_episode(cli_server: tuple[subprocess.Popen[str], str, str]) -> None:
     proc, url, token = cli_server
     assert len(token) >= 32 and token != TOKEN
