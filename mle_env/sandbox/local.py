@@ -238,7 +238,7 @@ class LocalSandbox(Sandbox):
                   str(AGENT_UID), "-G", str(AGENT_UID), "-W", WORKDIR, "--"]
         config = {
             "workdir": WORKDIR, "cwd": str(home), "prefix": prefix, "env": env, "python": sys.executable,
-            "script": WORKER_INSIDE, "agent": {"pidns": os.readlink(f"/proc/{self.init_pid}/ns/pid"),
+            "script": WORKER_INSIDE, "agent": {"pidns": _namespace_of(self.init_pid, "pid"),
                                                "keep": [self.init_pid]},
             "disk_limit": self.limits.disk, "disk_paths": [str(home), str(tmp)], "disk_exclude": [str(home / "data")],
             "rlimits": self._rlimits(), "no_new_privs": True, **cgroup_files,
@@ -428,6 +428,20 @@ def remove_stale_local_sandboxes(everything: bool = False, root: Path | None = N
         remove_tree(base)
         removed.append(base.name)
     return removed
+
+
+def _namespace_of(pid: int, kind: str, attempts: int = 50) -> str:
+    """The namespace link of ``pid`` (``pid:[4026532...]``). While the sandbox's init is still becoming itself
+    (bubblewrap changing its credentials, then the init making itself not dumpable) the kernel may refuse the
+    look for a moment: it is tried again for up to about a second."""
+    for attempt in range(attempts):
+        try:
+            return os.readlink(f"/proc/{pid}/ns/{kind}")
+        except PermissionError:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.02)
+    raise AssertionError("unreachable")
 
 
 def _read_child_pid(fd: int) -> int | None:
