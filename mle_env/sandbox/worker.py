@@ -1128,9 +1128,14 @@ class Worker:
         deadline = time.monotonic() + timeout
         timed_out = cancelled = False
         disk_note = ""
-        # until the pipes close, or the program ends while a background child still holds them
-        while streams.open and proc.poll() is None and time.monotonic() < deadline:
-            streams.read(min(deadline, time.monotonic() + 0.05))
+        # until the program ends (a background child may still hold the pipes: drained below); a program that
+        # closed its pipes (output redirected to a file) is still watched for the disk limit and a cancel
+        while proc.poll() is None and time.monotonic() < deadline:
+            if streams.open:
+                streams.read(min(deadline, time.monotonic() + 0.05))
+            else:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(max(0.0, min(0.05, deadline - time.monotonic())))
             disk_note = self._disk_stop()
             if disk_note:
                 _kill_group(proc)
@@ -1140,11 +1145,8 @@ class Worker:
                 _interrupt_group(proc)
                 break
         if proc.poll() is None and not disk_note and not cancelled:
-            try:
-                proc.wait(max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                timed_out = True
-                _kill_group(proc)
+            timed_out = True
+            _kill_group(proc)
         streams.drain()
         streams.close()
         for pipe in (proc.stdout, proc.stderr):
@@ -1309,7 +1311,7 @@ class Worker:
             return
         self._stop_relay()
         args = [self.config.python, "-u", self.config.script, "relay", str(int(settings["port"])),
-                str(int(settings["max_bytes"])), str(float(settings.get("idle_s", 30.0)))]
+                str(int(settings["max_bytes"])), str(float(settings["idle_s"]))]
         pipes = dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         try:
             if settings.get("as_agent"):
@@ -1649,7 +1651,7 @@ def _uploaded_file(content_type: str, body: bytes):
     return None
 
 
-def relay(port: int, max_bytes: int, idle_s: float = 30.0) -> None:
+def relay(port: int, max_bytes: int, idle_s: float) -> None:
     """Serve ``POST /validate`` (and ``GET /health``) on 127.0.0.1:``port``, one request at a time, asking the
     worker (stdout: chunks, stdin: verdicts) for each verdict; a connection idle for ``idle_s`` seconds is
     dropped, so a half-sent request cannot hold the endpoint for ever."""
@@ -1733,7 +1735,7 @@ def main(argv) -> None:
         repl(int(argv[1]), int(argv[2]))
         return
     if argv and argv[0] == "relay":
-        relay(int(argv[1]), int(argv[2]), float(argv[3]) if len(argv) > 3 else 30.0)
+        relay(int(argv[1]), int(argv[2]), float(argv[3]))
         return
     if argv and argv[0] == "init":
         init()

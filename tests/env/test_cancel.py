@@ -38,6 +38,13 @@ def test_a_cancelled_shell_action_stops_and_the_episode_goes_on(open_env: Callab
 
 
 @pytest.mark.slow
+def test_a_shell_action_with_its_output_redirected_is_cancelled_too(open_env: Callable[..., Any]) -> None:
+    env = open_env()  # the program closed the pipes the worker reads: the cancel must still reach it
+    obs, took = step_cancelled_after(env, {"type": "shell", "code": "exec >/dev/null 2>&1; sleep 120",
+                                           "timeout": 300})
+    assert took < 60 and obs["exit_code"] == 130 and "cancelled (Ctrl-C)" in obs["message"]
+
+
 def test_a_shell_action_that_ignores_sigint_is_killed(open_env: Callable[..., Any]) -> None:
     env = open_env()
     obs, took = step_cancelled_after(env, {"type": "shell", "code": "trap '' INT; sleep 120 & wait; echo never",

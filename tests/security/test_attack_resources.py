@@ -55,6 +55,16 @@ def test_floods_of_output_are_capped_on_both_sides(open_env) -> None:
     still_works(env)
 
 
+def test_a_disk_fill_with_its_output_redirected_is_stopped_at_the_limit_too(open_env) -> None:
+    env = open_env(disk="64m")  # the program closes the pipes the worker reads: the watchdog must still look
+    obs = shell(env, "exec >/dev/null 2>&1; for i in $(seq 1 30); do head -c 9000000 /dev/zero > /tmp/f$i || break;"
+                     " sleep 0.1; done", timeout=120)
+    assert "disk limit" in obs["message"] and "exceeded" in obs["message"], obs
+    obs = shell(env, "du -cm --apparent-size /tmp/f* | tail -1 | cut -f1")
+    assert int(obs["stdout"]) <= 64 + 32, obs
+    still_works(env)
+
+
 def test_a_disk_fill_is_stopped_at_the_limit_and_the_submission_survives(open_env) -> None:
     env = open_env(disk="64m")
     shell(env, "cp data/sample_submission.csv submission/submission.csv")
