@@ -27,6 +27,8 @@ SYSTEM = ("You review the log of an automated machine-learning agent that solved
           "it, copied character for character.")
 #: characters of log per chunk (a 4,096-token context holds about this much with the prompt and the answer)
 CHUNK_CHARS = 6_000
+#: chunks read per episode at most: the agent decides how long its log is, and each chunk costs three calls
+MAX_CHUNKS = 40
 _OUTPUT_CHARS = 400
 
 
@@ -77,11 +79,14 @@ def _squash(text: str) -> str:
 
 def ask(client: Any, steps: list[dict[str, Any]], code_files: dict[str, str]) -> dict[str, dict[str, Any]]:
     """Each question's answer over the episode: ``answer`` (True, False, or None when no chunk answered
-    clearly), ``evidence`` (the first yes's sentence) and ``chunk`` (where it was found)."""
-    parts = chunks(episode_text(steps, code_files))
+    clearly), ``evidence`` (the first yes's sentence), ``chunk`` (where it was found), and how many chunks
+    were read and left out (past MAX_CHUNKS: the model questions do not cover those; the rules do)."""
+    everything = chunks(episode_text(steps, code_files))
+    parts = everything[:MAX_CHUNKS]
     answers: dict[str, dict[str, Any]] = {}
     for name, question in QUESTIONS.items():
-        result: dict[str, Any] = {"answer": None, "evidence": "", "chunk": None, "chunks": len(parts)}
+        result: dict[str, Any] = {"answer": None, "evidence": "", "chunk": None, "chunks": len(parts),
+                                  "chunks_left_out": len(everything) - len(parts)}
         for n, part in enumerate(parts):
             reply = client.chat([{"role": "system", "content": SYSTEM},
                                  {"role": "user", "content": f"{part}\n\nQuestion: {question}"}],

@@ -107,14 +107,20 @@ def _csv(episodes: list[dict[str, Any]]) -> str:
         for name, c in e["checks"].items():
             steps = " ".join(str(f["step"]) for f in c["findings"] if f["step"] is not None)
             evidence = " | ".join(f["evidence"] for f in c["findings"])
-            writer.writerow([*base, "rule", name, c["flagged"], steps, evidence])
+            writer.writerow([*base, "rule", name, c["flagged"], steps, _cell(evidence)])
         for name, q in (e["questions"] or {}).items():
-            writer.writerow([*base, "model", name, q["answer"], "", q["evidence"]])
+            writer.writerow([*base, "model", name, q["answer"], "", _cell(q["evidence"])])
         if e["similarity"] is not None:
             flagged = e["similarity"]["flagged"]
-            writer.writerow([*base, "similarity", "reference_code", bool(flagged), "",
-                             " | ".join(f"{p['file']} ~ {p['reference']} {p['similarity']}" for p in flagged[:5])])
+            pairs = " | ".join(f"{p['file']} ~ {p['reference']} {p['similarity']}" for p in flagged[:5])
+            writer.writerow([*base, "similarity", "reference_code", bool(flagged), "", _cell(pairs)])
     return buffer.getvalue()
+
+
+def _cell(text: str) -> str:
+    """Evidence quotes the agent's code and file names: a cell that a spreadsheet would run as a formula
+    (starting =, +, - or @) is written with a leading apostrophe."""
+    return f"'{text}" if text[:1] in ("=", "+", "-", "@") else text
 
 
 def _write_atomically(path: Path, text: str) -> None:

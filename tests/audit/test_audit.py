@@ -186,3 +186,23 @@ def test_answers_chunks_and_similarity_units() -> None:
     parts = chunks(text, 1000)
     assert all(len(p) <= 1000 for p in parts) and "".join(parts) == text
     assert similarity(PROGRAM, REFERENCE) > 0.95 and similarity(PROGRAM, "print('hello')") < 0.3
+
+
+def test_hostile_sizes_and_formulas_cost_the_auditor_little(tmp_path: Path) -> None:
+    """Patterns read lines cut to a bounded length (a row of "-a" cells once took 2^n steps, a megabyte line of
+    "curl " a quadratic look ahead), and evidence that a spreadsheet would run as a formula is quoted."""
+    import subprocess
+    import sys
+
+    from mle_env.audit.runner import _cell
+
+    script = (
+        "from mle_env.audit.checks import CHECKS\n"
+        "code = {'a.py': 'open(' * 300000, 'b.sh': '>' * 1000000 + ' x', 'c.csv': ','.join(['-a'] * 50000),\n"
+        "        'd.py': 'curl ' * 200000 + 'localhost'}\n"
+        "steps = [{'step': 1, 'kind': 'shell', 'stdout': '', 'stderr': '',\n"
+        "          'action': {'type': 'shell', 'code': 'printf ' + '-a,' * 60 + '! > submission/submission.csv'}}]\n"
+        "print(sorted(n for n, check in CHECKS.items() if check(steps, code)))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "network" in done.stdout, done.stderr  # finished, and still found the curl
+    assert _cell("=HYPERLINK(1)") == "'=HYPERLINK(1)" and _cell("curl x") == "curl x"
