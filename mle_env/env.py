@@ -189,7 +189,6 @@ from mle_env.test_score_log import TestScoreLog
 DEFAULT_TIME_LIMIT = 24 * 3600.0
 #: every value of info["status"]: running, then how the episode ended (see "Episode end" above)
 STATUSES = ("running", "submitted", "truncated", "sandbox_broken", "infra_error")
-#: names inside an episode's folder (see "Kept artifacts" above)
 
 
 class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
@@ -537,9 +536,7 @@ class MLEEnv(Forkable, gymnasium.Env[dict[str, Any], Any]):
                 copied = self._copy_submission(Path(tmp))
             except (SandboxBroken, SandboxUnavailable):
                 return
-            current = copied if isinstance(copied, Path) else None
-            if self._test_log.submission_changed(current):
-                self._log_test_score("submission", SUBMISSION, current)
+            self._test_log.log_if_changed(self._steps, SUBMISSION, copied if isinstance(copied, Path) else None)
 
     def _grade(self) -> GradeReport:
         in_sandbox = f"./{SUBMISSION}"

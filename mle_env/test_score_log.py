@@ -36,10 +36,12 @@ class TestScoreLog:
         self.last: dict[str, Any] | None = None
         self._submission_sha: str | None = None
 
-    def log(self, step: int, source: str, file_in_sandbox: str, copied: Path) -> dict[str, Any]:
-        """Grade the host copy ``copied`` of the agent's file and append the grade; returns the record."""
+    def log(self, step: int, source: str, file_in_sandbox: str, copied: Path, sha256: str | None = None
+            ) -> dict[str, Any]:
+        """Grade the host copy ``copied`` of the agent's file (whose digest is ``sha256`` when known) and append
+        the grade; returns the record."""
         report = self.grade(copied).to_dict()
-        record = {"step": step, "source": source, "file": file_in_sandbox, "sha256": _sha256(copied),
+        record = {"step": step, "source": source, "file": file_in_sandbox, "sha256": sha256 or _sha256(copied),
                   "valid": report.get("valid_submission"), "score": report.get("score"),
                   "medal": report.get("medal"), "above_median": report.get("above_median"),
                   "invalid_reason": report.get("invalid_reason"),
@@ -50,12 +52,12 @@ class TestScoreLog:
         self.last = record
         return record
 
-    def submission_changed(self, copied: Path | None) -> bool:
-        """Whether the submission (its host copy; None: there is none) differs from the one last seen."""
+    def log_if_changed(self, step: int, file_in_sandbox: str, copied: Path | None) -> None:
+        """Log the submission (its host copy; None: there is none) when it differs from the one last seen."""
         sha = _sha256(copied) if copied is not None else None
-        changed = sha is not None and sha != self._submission_sha
+        if copied is not None and sha != self._submission_sha:
+            self.log(step, "submission", file_in_sandbox, copied, sha)
         self._submission_sha = sha
-        return changed
 
 
 def _sha256(path: Path) -> str:
