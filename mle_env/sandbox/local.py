@@ -36,6 +36,7 @@ import shlex
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -122,6 +123,8 @@ class LocalSandbox(Sandbox):
         bwrap = require_bubblewrap()
         as_root = os.geteuid() == 0
         owner = NOBODY if as_root else os.geteuid()
+        if as_root:
+            _require_searchable(Path(self.root or tempfile.gettempdir()))
         if self.base is None:
             self.base = self._new_base()
         home, tmp = self.base / "home", self.base / "tmp"
@@ -154,7 +157,15 @@ class LocalSandbox(Sandbox):
             stderr = self.process.stderr.read().decode("utf-8", "replace").strip() if self.process.stderr else ""
             raise SandboxUnavailable(f"bubblewrap did not start the sandbox: {stderr[-800:] or 'no output'}; "
                                      + _INSTALL_HINT)
-        self._start_worker(home, tmp, cgroup_files)
+        try:
+            self._start_worker(home, tmp, cgroup_files)
+        except FileNotFoundError as e:  # the init is gone already: bubblewrap failed after forking it
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                pass
+            stderr = self.process.stderr.read().decode("utf-8", "replace").strip() if self.process.stderr else ""
+            raise SandboxUnavailable(f"the sandbox's init exited at start: {stderr[-800:] or e}") from e
         return SandboxInfo(
             kind=self.kind, workdir=WORKDIR, cpus=self.limits.cpus or float(os.cpu_count() or 1),
             memory_bytes=self.limits.memory or host_memory(), gpus=_gpu_ids(self.limits.gpus),
@@ -428,6 +439,22 @@ def remove_stale_local_sandboxes(everything: bool = False, root: Path | None = N
         remove_tree(base)
         removed.append(base.name)
     return removed
+
+
+def _require_searchable(root: Path) -> None:
+    """Refuse a sandbox root that nobody (whose uid bubblewrap takes when run as root) cannot pass through:
+    bubblewrap could not reach the workspace and the sandbox's init would die at start."""
+    root = root.resolve()
+    for folder in (*reversed(root.parents), root):
+        try:
+            mode = folder.stat().st_mode
+        except OSError as e:
+            raise SandboxUnavailable(f"the local sandbox's root {root} cannot be used: {e}") from e
+        if not mode & stat.S_IXOTH:
+            raise SandboxUnavailable(
+                f"the local sandbox's root {root} lies in {folder}, which other users cannot enter (mode "
+                f"{stat.S_IMODE(mode):o}); give a root (or TMPDIR) whose every folder is world-searchable, "
+                f"such as /tmp, or run `chmod o+x {shlex.quote(str(folder))}`")
 
 
 def _namespace_of(pid: int, kind: str, attempts: int = 50) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -122,7 +123,19 @@ def test_the_unisolated_backend_refuses_root_unless_told(tiny_prepared: str, mon
     env.close()
 
 
-def test_gc_removes_what_a_killed_process_left(bwrap_ready: None, tmp_path: Path) -> None:
+@pytest.fixture
+def searchable_root() -> Iterator[Path]:
+    """A sandbox root every user may pass through (pytest's tmp_path lies below a folder of mode 0700)."""
+    import shutil
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="mle-env-test-root-", dir="/tmp"))
+    root.chmod(0o711)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_gc_removes_what_a_killed_process_left(bwrap_ready: None, tmp_path: Path, searchable_root: Path) -> None:
     import subprocess
     import textwrap
 
@@ -134,17 +147,32 @@ def test_gc_removes_what_a_killed_process_left(bwrap_ready: None, tmp_path: Path
         import os, sys
         from pathlib import Path
         from mle_env.sandbox.local import LocalSandbox
-        box = LocalSandbox(Path({str(public)!r}), root=Path({str(tmp_path)!r}))
+        box = LocalSandbox(Path({str(public)!r}), root=Path({str(searchable_root)!r}))
         box.start()
+        assert box.exec("shell", "echo alive", 30).stdout == "alive\\n"
         print(box.base.name, flush=True)
         os.kill(os.getpid(), 9)
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     name = out.stdout.strip()
-    assert name.startswith("mle-env-") and (tmp_path / name).is_dir(), out.stderr
-    assert remove_stale_local_sandboxes(root=tmp_path) == [name]
-    assert not (tmp_path / name).exists()
+    assert name.startswith("mle-env-") and (searchable_root / name).is_dir(), out.stderr
+    assert remove_stale_local_sandboxes(root=searchable_root) == [name]
+    assert not (searchable_root / name).exists()
     assert not any((CGROUP_ROOT / c / "mle-env" / name).exists() for c in ("", "memory", "pids", "cpu"))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="bubblewrap takes nobody's uid only when run as root")
+def test_a_root_others_cannot_enter_is_refused_in_one_line(bwrap_ready: None, tmp_path: Path) -> None:
+    """Below a folder of mode 0700 nobody cannot reach the workspace: a clear refusal, no half-made sandbox."""
+
+    private = tmp_path / "private"
+    (private / "root").mkdir(parents=True)
+    private.chmod(0o700)
+    box = LocalSandbox(tmp_path, root=private / "root")
+    with pytest.raises(SandboxUnavailable, match=r"other users cannot enter \(mode 700\).*chmod o\+x") as caught:
+        box.start()
+    assert "\n" not in str(caught.value)
+    assert list((private / "root").iterdir()) == []
 
 
 def test_binds_below_the_workspace_are_mounted_after_it(tmp_path: Path) -> None:
