@@ -11,11 +11,13 @@ DataFrames keep the columns X and X_test share, with text columns of at most :da
 one-hot encoded (pandas.get_dummies over both), other text columns dropped and gaps filled with 0. Where
 the test rows are data/test.csv, an X of train's rows followed by test's (encoded together) is split into X
 and X_test; the target column is dropped from DataFrames X and X_test (left in, it leaks). A
-HistGradientBoosting model given sparse features (TF-IDF) is replaced by LogisticRegression or Ridge, with a
-printed note. The
+HistGradientBoosting model given sparse features (TF-IDF) is replaced by LogisticRegression or Ridge. Each of
+these three prints a ``harness repair NAME: ...`` line when it fires. The
 validation score is the metric's plain call (no per-competition parameters: metrics that need some, such as
 f1's average, have no template). A reply that copies the fixed
 lines or does the harness's work itself has those lines taken out (:meth:`ProgramTemplate.cleaned`).
+Every such rewrite is a named repair (:mod:`mle_env.agents.repairs`): a template made with fewer ``repairs``
+leaves the others' code as the model wrote it, and :meth:`ProgramTemplate.filled` says which fired.
 
 The template exists where the harness knows how to score the metric and the submission has one target
 column (:func:`program_template` returns None otherwise: then the model writes the whole program).
@@ -38,7 +40,9 @@ import ast
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
+
+from mle_env.agents.repairs import ALL, RUN_LINE
 
 #: what an LLM agent's model writes (aide's and react's ``program`` option): "whole" programs (the default, as
 #: the agents they are named after do), "fill" (only its part of this module's fill-in program, for small
@@ -122,6 +126,18 @@ def _harness_work(node: ast.stmt) -> bool:
     return False
 
 
+class Filled(NamedTuple):
+    """A part assembled into the whole program (see :meth:`ProgramTemplate.filled`)."""
+
+    program: str
+    missing: tuple[str, ...]
+    """The names the part must define and does not (the program then holds the part as written)."""
+    repairs: tuple[str, ...]
+    """The assembly repairs (:data:`mle_env.agents.repairs.REPAIRS`) that changed the part, in a fixed order."""
+    part: str
+    """The part as it runs in the program."""
+
+
 @dataclass(frozen=True)
 class ProgramTemplate:
     """The fixed lines before (``head``) and after (``tail``) the model's part, and the names the part must
@@ -138,6 +154,9 @@ class ProgramTemplate:
     """The estimator the part gets when it defines every other name but no ``model`` ("": none)."""
     brief_tail: str = ""
     """The tail as :meth:`outline` shows it when ``brief``: its check of the part, then one comment."""
+    repairs: frozenset[str] = ALL
+    """The repairs (:mod:`mle_env.agents.repairs`) switched on: all by default; the others leave the model's
+    code as it wrote it (the run-time ones are then not in :attr:`tail`)."""
 
     def assemble(self, part: str, truncated: bool = False, base: str = "") -> str:
         """The whole program with ``part`` (the model's code) between the markers. Small models often copy
@@ -146,11 +165,11 @@ class ProgramTemplate:
         ``base``: the part this one changes)."""
         return self.filled(part, truncated, base)[0]
 
-    def filled(self, part: str, truncated: bool = False, base: str = "") -> tuple[str, tuple[str, ...]]:
-        """The whole program (:meth:`assemble`) and the names the part leaves undefined (:meth:`missing`),
-        from one cleaning."""
-        text, missing = self._cleaned(part, truncated, base)
-        return f"{self.head}\n{BEGIN}\n{text}\n{END}\n{self.tail}\n", missing
+    def filled(self, part: str, truncated: bool = False, base: str = "") -> Filled:
+        """The whole program (:meth:`assemble`), the names the part leaves undefined (:meth:`missing`) and
+        the repairs that changed it, from one cleaning."""
+        text, missing, fired = self._repaired(part, truncated, base)
+        return Filled(f"{self.head}\n{BEGIN}\n{text}\n{END}\n{self.tail}\n", missing, fired, text)
 
     def cleaned(self, part: str, truncated: bool = False, base: str = "") -> str:
         """``part`` without the top-level statements that copy a fixed one (comments aside) or do the
@@ -173,29 +192,36 @@ class ProgramTemplate:
         that ``base`` defines (X and X_test both or neither) runs after ``base``, less the lines of ``base``
         it makes redundant (:func:`_overridden`); and a part that defines
         every name but ``model`` gets :attr:`default_model`."""
-        return self._cleaned(part, truncated, base)[0]
+        return self._repaired(part, truncated, base)[0]
 
     def missing(self, part: str, truncated: bool = False, base: str = "") -> tuple[str, ...]:
         """The names the part must define that ``part``, cleaned (see :meth:`cleaned`), does not (all of them
         when ``part`` is not Python); empty when it defines every one."""
-        return self._cleaned(part, truncated, base)[1]
+        return self._repaired(part, truncated, base)[1]
 
-    def _cleaned(self, part: str, truncated: bool, base: str) -> tuple[str, tuple[str, ...]]:
-        text, assigned = self._kept(part, truncated)
+    def _repaired(self, part: str, truncated: bool, base: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+        """The cleaned part, the names it leaves undefined and the repairs that fired (none when the part is
+        kept as written: not Python, or names left undefined)."""
+        fired: set[str] = set()
+        text, assigned = self._kept(part, truncated, fired)
         if text is None:
-            return part.strip(), self.slots
+            return part.strip(), self.slots, ()
         missing = set(self.slots) - assigned
         together = ("X" in missing) == ("X_test" in missing)  # features and test features from the same code
-        if missing and base and together and assigned & set(self.slots):
-            base_text, base_assigned = self._kept(base)
+        if missing and base and together and assigned & set(self.slots) and "after_parent" in self.repairs:
+            base_text, base_assigned = self._kept(base, False, set())
             if base_text is not None and missing - {"model"} <= base_assigned:
                 text, assigned = f"{_overridden(base_text, text)}\n{text}".strip(), assigned | base_assigned
+                fired.add("after_parent")
         if "model" in self.slots and "model" not in assigned and self.default_model \
-                and set(self.slots) - {"model"} <= assigned:
+                and set(self.slots) - {"model"} <= assigned and "default_model" in self.repairs:
             text += f"\nmodel = {self.default_model}  # the harness's default: the part defined no model"
             assigned.add("model")
+            fired.add("default_model")
         left = tuple(name for name in self.slots if name not in assigned)
-        return (part.strip() if left else text), left
+        if left:
+            return part.strip(), left, ()
+        return text, left, tuple(name for name in _ASSEMBLY_ORDER if name in fired)
 
     @functools.cached_property
     def head_names(self) -> set[str]:
@@ -211,31 +237,42 @@ class ProgramTemplate:
         """The fixed lines' statements as ast.unparse writes them (parsed once: every cleaning compares)."""
         return {ast.unparse(node) for node in ast.parse(self.head + "\n" + self.tail).body}
 
-    def _kept(self, part: str, truncated: bool = False) -> tuple[str | None, set[str]]:
+    def _kept(self, part: str, truncated: bool, fired: set[str]) -> tuple[str | None, set[str]]:
         """The cleaned text of ``part`` (see :meth:`cleaned`, default model and base aside) and the names it
-        assigns; (None, empty) when ``part`` is not Python."""
-        tree, lines = _parsed(part, truncated)
+        assigns; (None, empty) when ``part`` is not Python. Adds the repairs that fired to ``fired``."""
+        on = self.repairs
+        tree, lines = _parsed(part, truncated and "cut_reply" in on)
         if tree is None:
             return None, set()
+        if len(lines) < len(part.splitlines()):
+            fired.add("cut_reply")
         fixed = self._fixed_statements
         dropped: set[str] = set()  # names assigned by dropped statements
         keep: list[ast.stmt] = []
         for node in tree.body:
             loads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
             stores = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-            if ast.unparse(node) in fixed or _left_open(node):  # a copy of a fixed line or of the outline's `X = ...`
+            if "copied_fixed_line" in on and ast.unparse(node) in fixed:
+                fired.add("copied_fixed_line")
                 continue
-            if _harness_work(node) or loads & dropped:
+            if "unfilled_outline_line" in on and _left_open(node):  # the outline's `X = ...`, copied
+                fired.add("unfilled_outline_line")
+                continue
+            if "harness_work" in on and (_harness_work(node) or loads & dropped):
                 dropped |= (stores | _fitted(node)) - set(self.slots)  # a search fitted on the split goes too
+                fired.add("harness_work")
                 continue
             dropped -= stores
             keep.append(node)
-        swaps = _from_their_tables(keep, self.head)
-        edited = _edited(lines, swaps + _tolerant_drops(lines, keep, {(e[0], e[1]) for e in swaps})
-                         + _joins_of_one_column(keep))
-        text = _joined(edited, keep, tree.body)
+        swaps = _from_their_tables(keep, self.head) if "swapped_tables" in on else []
+        edits = {"swapped_tables": swaps,
+                 "tolerant_test_drop": _tolerant_drops(lines, keep, {(e[0], e[1]) for e in swaps})
+                 if "tolerant_test_drop" in on else [],
+                 "one_column_join": _joins_of_one_column(keep) if "one_column_join" in on else []}
+        text = _joined(_edited(lines, [e for made in edits.values() for e in made]), keep, tree.body)
         try:
             ast.parse(text)
+            fired.update(name for name, made in edits.items() if made)
         except SyntaxError:  # an edit the reply's layout did not allow: the statements as written
             text = _joined(lines, keep, tree.body)
         assigned = {n.id for node in keep for n in ast.walk(node) if isinstance(n, ast.Name)
@@ -262,6 +299,13 @@ class ProgramTemplate:
 
 
 _TEST_TABLES = {"test", "X_test"}
+_ASSEMBLY_ORDER = ("cut_reply", "copied_fixed_line", "unfilled_outline_line", "harness_work", "swapped_tables",
+                   "tolerant_test_drop", "one_column_join", "after_parent", "default_model")
+
+
+def _announce(name: str, what: str) -> str:
+    """The tail's line that records a run-time repair in the program's output (see :mod:`repairs`)."""
+    return f"print(f\"{RUN_LINE} {name}: {what}\")"
 
 
 def _rows(node: ast.stmt) -> range:
@@ -438,10 +482,11 @@ def part_of(program: str) -> str:
 
 
 def program_template(submission: dict[str, Any] | None, metric: str, domain: str | None = None,
-                     data_preview: str = "") -> ProgramTemplate | None:
+                     data_preview: str = "", repairs: frozenset[str] = ALL) -> ProgramTemplate | None:
     """The template for a competition (its submission spec, metric name, domain, and a data preview or file
     listing that shows whether there is a data/train.csv and whether the test rows are data/test.csv or files
-    of a folder), or None when the metric, the submission's shape or the data's layout has no template."""
+    of a folder), or None when the metric, the submission's shape or the data's layout has no template.
+    ``repairs``: those switched on (see :mod:`mle_env.agents.repairs`)."""
     submission = submission or {}
     targets = submission.get("targets") or []
     if metric not in _METRICS or len(targets) != 1:
@@ -493,10 +538,15 @@ def program_template(submission: dict[str, Any] | None, metric: str, domain: str
         f"unwritten = [name for name, value in zip({slots!r}, ({', '.join(slots)})) if value is Ellipsis]",
         "assert not unwritten, f'your part left {unwritten} as ...: replace each ... with code'",
         *(["if np.shape(X)[0] == len(train) + len(test) != len(y):  # X of train's rows, then test's: split it",
-           "    X, X_test = X[:len(train)], X[len(train):]"] if reads_test else []),
-        "if isinstance(X, pd.DataFrame) and isinstance(X_test, pd.DataFrame):  # the target is no feature",
-        f"    X, X_test = X.drop(columns=['{target}'], errors='ignore'), X_test.drop(columns=['{target}'], "
-        "errors='ignore')",
+           "    " + _announce("split_train_and_test_rows", "X held {np.shape(X)[0]} rows, train's then test's: "
+                                                      "split into X and X_test"),
+           "    X, X_test = X[:len(train)], X[len(train):]"]
+          if reads_test and "split_train_and_test_rows" in repairs else []),
+        *([f"if isinstance(X, pd.DataFrame) and isinstance(X_test, pd.DataFrame) and '{target}' in X.columns:"
+           "  # the target is no feature",
+           "    " + _announce("target_column_dropped", f"X held the target column {target!r}: dropped"),
+           f"    X, X_test = X.drop(columns=['{target}']), X_test.drop(columns=['{target}'], errors='ignore')"]
+          if "target_column_dropped" in repairs else []),
         "assert np.ndim(X) < 2 or np.shape(X)[1] > 0, 'X has no columns: keep the columns that carry information "
         "(a column of raw text too: it becomes TF-IDF features)'",
         "def is_text(values):",
@@ -513,10 +563,10 @@ def program_template(submission: dict[str, Any] | None, metric: str, domain: str
         "    vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)",
         "    X = vectorizer.fit_transform(pd.Series(X).fillna('').astype(str))",
         "    X_test = vectorizer.transform(pd.Series(X_test).fillna('').astype(str))",
-        "if hasattr(X, 'tocsr') and type(model).__name__.startswith('HistGradientBoosting'):  # dense input only",
-        f"    print(f'note: {{type(model).__name__}} takes no sparse features such as TF-IDF: the harness fits "
-        f"{sparse_model} instead')",
-        f"    model = {sparse_model}",
+        *(["if hasattr(X, 'tocsr') and type(model).__name__.startswith('HistGradientBoosting'):  # dense input only",
+           "    " + _announce("sparse_model_swapped", "{type(model).__name__} takes no sparse features such as "
+                                                  f"TF-IDF: the harness fits {sparse_model} instead"),
+           f"    model = {sparse_model}"] if "sparse_model_swapped" in repairs else []),
         "if isinstance(X, pd.Series):  # one feature column",
         "    X, X_test = X.to_frame(), pd.Series(X_test).to_frame(X.name)",
         "if isinstance(X, pd.DataFrame) and isinstance(X_test, pd.DataFrame):  # shared columns, text one-hot",
@@ -553,7 +603,7 @@ def program_template(submission: dict[str, Any] | None, metric: str, domain: str
              f"20 % of the rows, fits model on the rest, prints the {metric} as VALIDATION_SCORE, refits on every "
              f"row and writes sub['{target}'] = {fitted} to ./submission/submission.csv (columns {header}).")
     return ProgramTemplate(head="\n".join(lines), tail="\n".join(tail), slots=slots, target=target, notes=notes,
-                           default_model=default_model, brief_tail=brief)
+                           default_model=default_model, brief_tail=brief, repairs=frozenset(repairs))
 
 
 def _image_files(data_preview: str, id_column: str | None, reads_test: bool) -> list[str] | None:

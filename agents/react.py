@@ -54,6 +54,9 @@ from mle_env.agents.program_template import (
     part_of,
     program_template,
 )
+from mle_env.agents.repairs import ALL as ALL_REPAIRS
+from mle_env.agents.repairs import parse_repairs
+from mle_env.agents.repairs import record as record_repairs
 from mle_env.agents.task_facts import APPROACHES, METRIC_HINTS, PREVIEW, approach, submission_facts, without_sections
 from mle_env.text_interface import (
     SUBMIT,
@@ -125,14 +128,16 @@ def _reply_text(completion: Completion) -> str:
     return "(empty reply)"
 
 
-def fill_template(info: dict[str, Any], data: str = "") -> ProgramTemplate | None:
+def fill_template(info: dict[str, Any], data: str = "", repairs: frozenset[str] = ALL_REPAIRS
+                  ) -> ProgramTemplate | None:
     """The competition's fill-in program for the episode ``info`` describes, or None when it has none (see
-    :mod:`mle_env.agents.program_template`); ``data``: the data preview, or the observation's file listing."""
+    :mod:`mle_env.agents.program_template`); ``data``: the data preview, or the observation's file listing;
+    ``repairs``: those switched on (:mod:`mle_env.agents.repairs`)."""
     submission = info.get("submission")
     if not submission:
         return None
     metric = info.get("metric") or {}
-    return program_template(submission, str(metric.get("name", "")), info.get("domain"), data)
+    return program_template(submission, str(metric.get("name", "")), info.get("domain"), data, repairs)
 
 
 def quick_facts(info: dict[str, Any], data: str = "") -> str:
@@ -288,17 +293,27 @@ class ReactPolicy(BasePolicy):
             ``"fill"`` (only its part of the competition's fill-in program, for small models; an AgentError
             after the preview where the competition has none) or ``"auto"`` (fill in where the competition
             allows it, whole programs elsewhere).
+        repairs: in fill-in programs, the repairs of the model's code switched on (:mod:`mle_env.agents.repairs`):
+            ``"all"`` (default), ``"none"`` or names separated by commas. The step that runs a repaired part
+            records them (``repairs``: each that fired and a diff of the part as written against the part as
+            run); run-time repairs print a ``harness repair NAME: ...`` line in the step's output.
     """
 
     def __init__(
         self, llm: LLMClient | None = None, *, model: str | None = None, base_url: str | None = None,
         api_key: str | None = None, max_tokens: int = 768, temperature: float = 0.2, history_chars: int = 24_000,
         output_chars: int = 2_000, max_llm_failures: int = 3, preview: bool = True, program: str = "whole",
+        repairs: str = "all",
     ) -> None:
         super().__init__()
         if program not in PROGRAMS:
             raise AgentError(f"react: program must be one of {', '.join(PROGRAMS)}; got {program!r}")
+        try:
+            self.repairs = parse_repairs(repairs)
+        except ValueError as e:
+            raise AgentError(f"react: {e}") from None
         self.program = program
+        self._assembled: dict[str, dict[str, Any]] = {}  # program -> what the repairs changed (see _filled)
         self.llm = llm if llm is not None else LLMClient(model=model, base_url=base_url, api_key=api_key)
         self.max_tokens, self.temperature = max_tokens, temperature
         self.history_chars, self.output_chars, self.max_llm_failures = history_chars, output_chars, max_llm_failures
@@ -337,7 +352,10 @@ class ReactPolicy(BasePolicy):
             forced, source = {"type": "shell", "code": f"python3 - <<'MLE_ENV_EOF'\n{PREVIEW}\nMLE_ENV_EOF",
                               "timeout": 60}, "preview"
         self._preview_due, self._previewing = False, source == "preview"
+        self._assembled = {}
         turn, source = (Turn(forced), source) if forced is not None else self._ask()
+        if turn.action["type"] == "python" and turn.action.get("code") in self._assembled:
+            self.annotate(repairs=self._assembled[turn.action["code"]])
         if turn.action["type"] == "submit" and self._verdict is None:
             self._submit_when_valid = True
             turn.action, turn.note = dict(VALIDATE), "(The submission is validated before it is submitted.)"
@@ -387,7 +405,7 @@ class ReactPolicy(BasePolicy):
 
     def _template(self, info: dict[str, Any], data: str) -> ProgramTemplate | None:
         """The fill-in program the model gets (None with program='whole')."""
-        return None if self.program == "whole" else fill_template(info, data)
+        return None if self.program == "whole" else fill_template(info, data, self.repairs)
 
     def _guard(self, obs: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
         """The action that a pending submit or the budget dictates, if any, and why."""
@@ -473,9 +491,11 @@ class ReactPolicy(BasePolicy):
         if not code.strip():
             return action, ()
         truncated = action is None and completion.finish_reason == "length"  # a parsed action is whole
-        program, lacking = self.template.filled(code, truncated, self._last_part)
+        program, lacking, fired, ran = self.template.filled(code, truncated, self._last_part)
         if lacking and action is not None and OUTLINE_BEGIN not in code:
             return {**action, "code": self._after_head(code)}, ()
+        if fired:
+            self._assembled[program] = record_repairs(code, ran, fired)
         return {**(action or {"type": "python"}), "code": program}, lacking
 
     def _after_head(self, code: str) -> str:

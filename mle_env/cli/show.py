@@ -100,6 +100,14 @@ def _step(record: dict[str, Any], lines: int | None) -> Any:
     if isinstance(message, str) and message.strip():
         parts.append(Text(_indent(message.strip(), "  ! "), style="magenta"))
     policy = record.get("policy")
+    repairs = policy.get("repairs") if isinstance(policy, dict) else None
+    if isinstance(repairs, dict):  # what the fill-in harness changed in the model's part (agents/repairs.py)
+        names = ", ".join(str(r.get("name")) for r in repairs.get("fired", []) if isinstance(r, dict))
+        parts.append(Text(f"  harness repairs: {names}", style="cyan"))
+        diff = repairs.get("diff")
+        if isinstance(diff, str) and diff.strip():
+            parts.append(Text(_indent(clip_lines(diff.rstrip("\n"), lines), "    "), style="cyan"))
+        policy = {k: v for k, v in policy.items() if k != "repairs"}  # type: ignore[union-attr]
     if isinstance(policy, dict) and policy:
         parts.append(Text("  policy: " + clip_lines(_short_json(policy), 1), style="dim"))
     return Group(*parts)

@@ -47,6 +47,10 @@ class AideConfig:
     submission file); "auto": fill in where the competition allows it (one target column, a metric the
     harness scores), whole programs elsewhere. Filling in is what makes small local models (1.5B) produce
     valid submissions: choose it for them."""
+    repairs: str = "all"
+    """LLM proposer, fill-in programs: the repairs of the model's code switched on (:mod:`mle_env.agents.repairs`):
+    "all" (default), "none" or names separated by commas. Each node lists those that fired (``repairs``: at
+    assembly, with a diff of the part as written against the part as run, and at run time)."""
     memory_chars: int = 4000
     """Size cap of the summary of earlier nodes given to the LLM proposer."""
     output_chars: int = 2000

@@ -47,6 +47,10 @@ class Node:
     debug_depth: int = 0
     promoted: bool = False
     llm: list[dict[str, Any]] = field(default_factory=list)
+    repairs: dict[str, Any] | None = None
+    """Fill-in programs: the repairs (:mod:`mle_env.agents.repairs`) that changed the model's part before it
+    ran (``fired``, with a ``diff`` of the part as written against the part as run) and those the program
+    announced as it ran (``at_run``); None when none fired."""
     test_score: dict[str, Any] | None = None
     """The node's submission graded on the test answers (score, medal, valid) when the env logs hidden test
     scores (``log_test_scores``): for research on the validation-test gap; the search never reads it."""

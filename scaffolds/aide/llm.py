@@ -16,6 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from mle_env.agents.program_template import OUTLINE_END, PROGRAMS, ProgramTemplate, part_of, program_template
+from mle_env.agents.repairs import parse_repairs
+from mle_env.agents.repairs import record as record_repairs
 from mle_env.scaffolds.aide import prompts
 from mle_env.scaffolds.aide.journal import Node
 from mle_env.scaffolds.aide.proposer import Proposal, SearchContext
@@ -36,11 +38,15 @@ class LLMProposer:
     needs_profile = False
 
     def __init__(self, llm: Any = None, memory_chars: int = 4000, output_chars: int = 2000, program: str = "whole",
-                 **llm_options: Any) -> None:
-        if program not in PROGRAMS:
-            from mle_env.agents import AgentError
+                 repairs: str = "all", **llm_options: Any) -> None:
+        from mle_env.agents import AgentError
 
+        if program not in PROGRAMS:
             raise AgentError(f"program must be one of {', '.join(PROGRAMS)}, not {program!r}")
+        try:
+            self.repairs = parse_repairs(repairs)
+        except ValueError as e:
+            raise AgentError(f"aide: {e}") from None
         if llm is None:
             from mle_env.agents.llm import LLMClient
 
@@ -54,7 +60,7 @@ class LLMProposer:
         """The fill-in template for this competition, or None when the model writes whole programs."""
         if self.program == "whole":
             return None
-        template = program_template(ctx.submission, ctx.metric, ctx.domain, ctx.data_preview)
+        template = program_template(ctx.submission, ctx.metric, ctx.domain, ctx.data_preview, self.repairs)
         if template is None and self.program == "fill":
             from mle_env.agents import AgentError
 
@@ -88,29 +94,33 @@ class LLMProposer:
         completion = self.llm.chat(messages, **options)
         completions = [completion]
         base = part_of(parent.code) if parent is not None and template is not None else ""  # the part it changes
-        plan, code, lacking = self._program(template, completion, base)
+        plan, code, lacking, repairs = self._program(template, completion, base)
         if lacking:  # small models sometimes answer with the prompt's words, a plan alone or half a part: once more
             messages = [*messages, {"role": "assistant", "content": completion.content},
                         {"role": "user", "content": prompts.code_please(template, lacking)}]
             second = self.llm.chat(messages, **options)
             completions.append(second)
-            second_plan, second_code, _ = self._program(template, second, base)
+            second_plan, second_code, _, second_repairs = self._program(template, second, base)
             if second_code.strip():
-                plan, code = second_plan, second_code  # the first reply's text is no plan
-        return Proposal(plan=plan or f"{operator} (no plan given)", code=code, llm=[c.record() for c in completions])
+                plan, code, repairs = second_plan, second_code, second_repairs  # the first reply's text is no plan
+        return Proposal(plan=plan or f"{operator} (no plan given)", code=code, llm=[c.record() for c in completions],
+                        repairs=repairs)
 
     @staticmethod
-    def _program(template: ProgramTemplate | None, completion: Any, base: str) -> tuple[str, str, tuple[str, ...]]:
+    def _program(template: ProgramTemplate | None, completion: Any, base: str
+                 ) -> tuple[str, str, tuple[str, ...], dict[str, Any] | None]:
         """The reply's plan, its program (in fill-in mode its part inside the fixed lines, see
-        :meth:`ProgramTemplate.filled`; "" when it has no code) and what it lacks: ("code",) when it has no
-        code; in fill-in mode, the names its part does not define; () when it is complete."""
+        :meth:`ProgramTemplate.filled`; "" when it has no code), what it lacks (("code",) when it has no
+        code; in fill-in mode, the names its part does not define; () when it is complete) and what the
+        repairs changed (:func:`mle_env.agents.repairs.record`; None when none fired)."""
         plan, code = extract_code(completion.content)
         if not code.strip():
-            return plan, "", ("code",)
+            return plan, "", ("code",), None
         if template is None:
-            return plan, code, ()
-        program, lacking = template.filled(code, cut_in_code(completion.content, completion.finish_reason), base)
-        return plan, program, lacking
+            return plan, code, (), None
+        program, lacking, fired, ran = template.filled(code, cut_in_code(completion.content,
+                                                                         completion.finish_reason), base)
+        return plan, program, lacking, record_repairs(code, ran, fired) if fired else None
 
     def _prompt(self, operator: str, parent: Node | None, ctx: SearchContext, template: ProgramTemplate | None) -> str:
         context = prompts.header(ctx.task, ctx.data_preview, ctx.metric, ctx.lower_is_better, ctx.node_timeout,

@@ -29,6 +29,8 @@ from typing import Any
 from gymnasium.error import ResetNeeded
 
 from mle_env.agents.baseline import INSPECT
+from mle_env.agents.program_template import BEGIN
+from mle_env.agents.repairs import fired_at_run
 from mle_env.agents.scripted import (
     Script,
     ScriptedPolicy,
@@ -99,7 +101,7 @@ def make_proposer(config: AideConfig) -> Proposer:
         from mle_env.scaffolds.aide.llm import LLMProposer
 
         return LLMProposer(memory_chars=config.memory_chars, output_chars=config.output_chars, program=config.program,
-                           **config.llm)
+                           repairs=config.repairs, **config.llm)
     raise ValueError(f"proposer must be 'llm' or 'offline', not {config.proposer!r}")
 
 
@@ -202,6 +204,7 @@ class AidePolicy(ScriptedPolicy):
             thinking = time.monotonic() - asked  # the observation's time_left is this much older now
             node = Node(id=journal.next_id(), operator=operator, parent=parent.id if parent else None,
                         plan=proposal.plan, code=proposal.code, config=proposal.config, llm=proposal.llm,
+                        repairs=proposal.repairs,
                         debug_depth=parent.debug_depth + 1 if operator == "debug" and parent else 0)
             unrecorded_llm += proposal.llm
             if not node.code.strip():
@@ -210,7 +213,8 @@ class AidePolicy(ScriptedPolicy):
                 journal.append(node)
                 continue
             self.annotate(aide={"node": node.id, "operator": operator, "parent": node.parent, "plan": node.plan[:500]},
-                          **({"llm": unrecorded_llm} if unrecorded_llm else {}))
+                          **({"llm": unrecorded_llm} if unrecorded_llm else {}),
+                          **({"repairs": node.repairs} if node.repairs else {}))
             unrecorded_llm = []
             branch = self._branch(parent) if config.fork and parent is not None else None
             if branch is not None:  # this node's steps are the branch's, and so are their annotations
@@ -306,6 +310,9 @@ class AidePolicy(ScriptedPolicy):
         node.score = validation_score(obs["stdout"])
         node.fold_scores = fold_scores(obs["stdout"])
         node.score_source = "VALIDATION_SCORE line printed by the program" if node.score is not None else ""
+        at_run = fired_at_run(obs["stdout"]) if BEGIN in node.code else []  # a fill-in program's tail announces them
+        if at_run:
+            node.repairs = {"fired": [], "diff": "", **(node.repairs or {}), "at_run": at_run}
         if node.timed_out:
             node.bug_reason = f"the program timed out after {seconds:.0f} s"
         elif node.exit_code != 0:

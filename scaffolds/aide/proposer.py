@@ -46,6 +46,9 @@ class Proposal:
     code: str
     config: dict[str, Any] | None = None
     llm: list[dict[str, Any]] = field(default_factory=list)
+    repairs: dict[str, Any] | None = None
+    """Fill-in programs: what the harness changed in the model's part (:func:`mle_env.agents.repairs.record`);
+    None when nothing was."""
 
 
 class Proposer(Protocol):

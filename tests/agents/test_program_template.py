@@ -13,6 +13,7 @@ import pytest
 
 import mle_env
 from mle_env.agents.program_template import BEGIN, END, part_of, program_template
+from mle_env.agents.repairs import ALL, RUN_LINE, fired_at_run
 from mle_env.agents.scripted import validation_score
 from mle_env.agents.task_facts import PREVIEW
 from mle_env.text_interface import extract_code
@@ -53,14 +54,16 @@ def _defined(part: str) -> list[str]:
     return sorted(names & {"X", "y", "X_test", "model"})
 
 
-def _run(cid: str, part: str, truncated: bool = False, base: str = "") -> tuple[dict[str, Any], str, str]:
+def _run(cid: str, part: str, truncated: bool = False, base: str = "", repairs: frozenset[str] = ALL
+         ) -> tuple[dict[str, Any], str, str]:
     """Run the assembled program in a fresh episode: its observation, the validator's verdict, the program
-    (``truncated``: the part is a reply cut off at the token limit; ``base``: the part it changes)."""
+    (``truncated``: the part is a reply cut off at the token limit; ``base``: the part it changes; ``repairs``:
+    those switched on)."""
     env = mle_env.make(cid, sandbox="local", time_limit=600)
     try:
         _, info = env.reset(seed=0)
         preview = env.step({"type": "python", "code": PREVIEW, "timeout": 60})[0]["stdout"]  # as AIDE sees the data
-        template = program_template(info["submission"], info["metric"]["name"], info["domain"], preview)
+        template = program_template(info["submission"], info["metric"]["name"], info["domain"], preview, repairs)
         assert template is not None
         program = template.assemble(part, truncated, base)
         ran = env.step({"type": "python", "code": program, "timeout": 300})[0]
@@ -117,6 +120,8 @@ def test_an_x_of_train_and_test_rows_together_is_split(practice_home: Path) -> N
         ran, verdict, _ = _run("practice-house-prices", part)
         assert int(ran["exit_code"]) == 0 and verdict == "valid", ran["stderr"][-300:]
         assert 0.1 < validation_score(ran["stdout"]) < 0.3  # type: ignore[operator]
+        assert fired_at_run(ran["stdout"]) == ["split_train_and_test_rows"] + (
+            ["target_column_dropped"] if drop == "['Id']" else [])
 
 
 @pytest.mark.slow
@@ -126,9 +131,14 @@ def test_sparse_features_for_histgradientboosting_get_a_model_that_takes_them(pr
     part = "X = train['review']\nX_test = test['review']\nmodel = HistGradientBoostingClassifier(max_iter=50)"
     ran, verdict, _ = _run("practice-fine-food-reviews", part)
     assert int(ran["exit_code"]) == 0 and verdict == "valid", ran["stderr"][-300:]
-    assert ("note: HistGradientBoostingClassifier takes no sparse features such as TF-IDF: the harness fits "
-            "LogisticRegression(C=4, max_iter=1000) instead") in ran["stdout"]
+    assert (f"{RUN_LINE} sparse_model_swapped: HistGradientBoostingClassifier takes no sparse features such as "
+            "TF-IDF: the harness fits LogisticRegression(C=4, max_iter=1000) instead") in ran["stdout"]
     assert validation_score(ran["stdout"]) > 0.8  # type: ignore[operator]
+    assert fired_at_run(ran["stdout"]) == ["sparse_model_swapped"]
+    # switched off, the model's choice runs as it wrote it, and fails as it then does
+    ran, verdict, _ = _run("practice-fine-food-reviews", part, repairs=ALL - {"sparse_model_swapped"})
+    assert int(ran["exit_code"]) != 0 and "sparse" in ran["stderr"] and verdict != "valid", ran["stderr"][-300:]
+    assert RUN_LINE not in ran["stdout"]
 
 
 def test_template_fits_the_data_layout_and_declines_what_it_cannot_score() -> None:

@@ -452,6 +452,32 @@ def test_a_part_sent_after_a_correction_gives_a_valid_mnist_submission(fake_llm:
     assert steps[1]["policy"]["react"] == {"source": "correction"}
 
 
+@pytest.mark.slow
+def test_the_step_that_runs_a_repaired_part_records_what_the_model_wrote_and_what_ran(  # noqa: F811
+        fake_llm: FakeOpenAI, practice_home: Path) -> None:  # noqa: F811
+    """fine-food: a part that fits the model itself and drops the target from test (which has none), with
+    HistGradientBoosting on raw text. The step that runs it records both assembly repairs with the diff of
+    the part as written against the part as run; its output has the run-time swap's line."""
+    from mle_env.agents.repairs import RUN_LINE
+
+    part = ("X = train['review']\nX_test = test.drop(columns=['great'])['review']\n"
+            "model = HistGradientBoostingClassifier(max_iter=20)\nmodel.fit(X, train['great'])")
+    for content in (f"```python\n{part}\n```", "validate", "submit"):
+        fake_llm.reply(200, chat_body(content))
+    env = mle_env.make("practice-fine-food-reviews", sandbox="local", step_limit=8, time_limit=900)
+    result = mle_env.run_episode(env, policy_for(fake_llm.url), seed=0)
+    assert result.status == "ok" and result.grade is not None and result.grade.to_dict()["valid_submission"]
+    steps = [r for r in read_trajectory(Path(result.trajectory)) if r["type"] == "step"]
+    assert [s["action"]["type"] for s in steps] == ["shell", "python", "validate", "submit"]
+    repairs = steps[1]["policy"]["repairs"]
+    assert [r["name"] for r in repairs["fired"]] == ["harness_work", "tolerant_test_drop"]
+    assert "\n-model.fit(X, train['great'])\n" in repairs["diff"]
+    assert "\n+X_test = test.drop(columns=['great'], errors='ignore')['review']\n" in repairs["diff"]
+    assert steps[1]["policy"]["llm"]["content"] == f"```python\n{part}\n```"  # what the model wrote, whole
+    assert f"{RUN_LINE} sparse_model_swapped: HistGradientBoostingClassifier" in steps[1]["stdout"]
+    assert all("repairs" not in s.get("policy", {}) for s in steps[2:])
+
+
 def test_react_writes_whole_programs_by_default_and_fill_is_chosen(fake_llm: FakeOpenAI) -> None:  # noqa: F811
     from mle_env.agents.loading import AgentError
     from mle_env.agents.program_template import PROGRAMS

@@ -185,3 +185,20 @@ def test_policy_status_line_never_raises() -> None:
 
     assert policy_status(Broken()) == "" and policy_status(object()) == "" and policy_status(None) == ""
     assert policy_status(Plain()) == "best cv 0.12346   node 3"
+
+
+def test_show_prints_the_harness_repairs_of_a_step_with_their_diff(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A reader sees what the model wrote and what the harness changed; the diff is the model's text, inert."""
+    path = tmp_path / "ep" / "trajectory.jsonl"
+    path.parent.mkdir()
+    repairs = {"fired": [{"name": "harness_work", "what": "..."}, {"name": "tolerant_test_drop", "what": "..."}],
+               "diff": "--- model\n+++ ran\n@@ -1,2 +1 @@\n-model.fit(X, y)  # [red]fit[/red] \x1b[2J\n X = 1\n"}
+    step = {"type": "step", "step": 1, "action": {"type": "python", "code": "X = 1"}, "stdout": "",
+            "exit_code": 0, "timed_out": False, "started_at": 0.1, "duration_s": 0.01,
+            "policy": {"repairs": repairs, "react": {"source": "text"}}}
+    path.write_text(json.dumps({"type": "header", "competition_id": "x"}) + "\n" + json.dumps(step) + "\n")
+    code, out, _ = _show(capsys, str(path.parent))
+    assert code == 0 and "harness repairs: harness_work, tolerant_test_drop" in out
+    assert "-model.fit(X, y)  # [red]fit[/red]" in out and "\x1b[2J" not in out
+    assert "policy: " in out and '"source": "text"' in out and '"diff"' not in out
