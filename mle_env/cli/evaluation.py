@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -36,6 +37,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("out", type=Path, metavar="RUN_DIR",
                    help="the run directory of `mle-env eval` (its --out): the folder holding results.jsonl")
     p.add_argument("--json", action="store_true", help="print summary.json instead of tables")
+    p.add_argument("--pad-missing", action="store_true",
+                   help="MLE-bench's columns: count a competition's missing reports as runs without a submission "
+                        "(default: complete seeds only, as MLE-bench aggregates)")
+    p.add_argument("--mlebench-format", type=Path, metavar="DIR",
+                   help="also write the run's grading reports as MLE-bench's submission process reads them: "
+                        "DIR/runs/<run group per seed>/<timestamp>_grading_report.json and "
+                        "DIR/runs/run_group_experiments.csv")
+    p.add_argument("--experiment-id", help="the experiment id of those run groups (default: the run's agent)")
     p.set_defaults(func=cmd_report)
 
 
@@ -82,12 +91,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return show_report(args.out, as_json=False)
 
 
-def show_report(path: Path, as_json: bool) -> int:
+def show_report(path: Path, as_json: bool, pad_missing: bool = False) -> int:
     import json
 
     from mle_env.evaluation.report import render, summarize
 
-    summary = summarize(path)
+    summary = summarize(path, pad_missing)
     if as_json:
         print(json.dumps(summary, indent=2, default=str))
     else:
@@ -104,4 +113,17 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(terminal_safe(f"error: {args.out} has no results.jsonl: pass the --out folder of `mle-env eval`"),
               file=sys.stderr)
         return 2
-    return show_report(args.out, args.json)
+    if args.mlebench_format is not None:
+        from mle_env.evaluation.mlebench_board import write_mlebench_reports
+        from mle_env.evaluation.results import read_config, read_results
+
+        agent = re.sub(r"[^A-Za-z0-9._-]+", "-", str(read_config(args.out).get("agent") or "")).strip("-.")[:100]
+        experiment = args.experiment_id or agent or "mle-env"
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", experiment):
+            print(terminal_safe(f"error: experiment id {experiment!r} is not a name of letters, digits, '.', '_' and "
+                                "'-': pass --experiment-id NAME"), file=sys.stderr)
+            return 2
+        written = write_mlebench_reports(read_results(args.out), args.mlebench_format, experiment)
+        print(terminal_safe(f"wrote {len(written)} grading report(s) (one run group per seed) under "
+                            f"{args.mlebench_format / 'runs'}"), file=sys.stderr)
+    return show_report(args.out, args.json, args.pad_missing)

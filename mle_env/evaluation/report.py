@@ -15,7 +15,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from mle_env.competition.mlebench_ids import COLUMNS
 from mle_env.disclosure import summarize_disclosures
+from mle_env.evaluation.mlebench_board import LABELS, board, cell
 from mle_env.evaluation.results import read_config, read_results
 from mle_env.evaluation.stats import (
     NO_GRADE,
@@ -31,8 +33,10 @@ from mle_env.evaluation.stats import (
 )
 
 
-def summarize(out: Path) -> dict[str, Any]:
-    """The summary of the run in ``out`` (also written to ``out/summary.json``)."""
+def summarize(out: Path, pad_missing: bool = False) -> dict[str, Any]:
+    """The summary of the run in ``out`` (also written to ``out/summary.json``). ``mlebench``: MLE-bench's
+    leaderboard columns when the run has any of its competitions (see
+    :mod:`~mle_env.evaluation.mlebench_board`; ``pad_missing`` as its option), else None."""
     out = Path(out)
     records = read_results(out)
     config = read_config(out)
@@ -63,6 +67,8 @@ def summarize(out: Path) -> dict[str, Any]:
                                              if r.get("status") in ("ok", "agent_error")]),
     }
     summary["disclosure"]["audit"] = audit_verdicts(out)
+    ours = any(r["competition_id"] in COLUMNS["all"] for r in records)
+    summary["mlebench"] = {"pad_missing": pad_missing, "columns": board(records, pad_missing)} if ours else None
     summary["headline"] = headline(summary)
     summary["plot"] = plot_or_reason(summary, out / "pass_at_k.png")
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
@@ -160,7 +166,7 @@ def render(summary: dict[str, Any], console: Any) -> None:
 
     console.print(f"[bold]{escape(summary.get('headline') or headline(summary))}[/bold]")
     one_seed = False
-    lb = _table("Medals per seed (MLE-bench's leaderboard format): mean ± SEM over seeds")
+    lb = _table("Medals per seed and split, over the scheduled episodes: mean ± SEM over seeds")
     lb.add_column("split")
     for tier in TIERS:
         lb.add_column(TIER_LABELS[tier])
@@ -177,6 +183,8 @@ def render(summary: dict[str, Any], console: Any) -> None:
     if one_seed:
         lb.caption = "no ± SEM: one seed"
     console.print(lb)
+    if summary.get("mlebench"):
+        _print_mlebench(summary["mlebench"], console)
 
     pk = _table("pass@k, mean over competitions (every scheduled episode counts; n/a: fewer than k)")
     pk.add_column("tier")
@@ -263,6 +271,27 @@ def _print_disclosure(d: dict[str, Any], console: Any) -> None:
 
 
 _COMPETITION_TIERS = ("any_medal", "gold", "above_median")
+
+
+def _print_mlebench(mlebench: dict[str, Any], console: Any) -> None:
+    """MLE-bench's own table: each column over all of its competitions, complete seeds only (or padded)."""
+    columns = mlebench["columns"]
+    padded = mlebench.get("pad_missing")
+    table = _table("MLE-bench's leaderboard: % of each column's competitions, mean ± SEM over "
+                   + ("seeds, missing reports as failures" if padded else "complete seeds"))
+    table.add_column("")
+    for name in columns:
+        table.add_column(LABELS.get(name, name))
+    for metric, label in (("any_medal", "any medal %"), ("gold_medal", "gold %"), ("valid_submissions", "valid %")):
+        table.add_row(label, *(cell(col, metric) for col in columns.values()))
+    table.add_row("seeds", *(str(col["seeds"]) for col in columns.values()))
+    table.add_row("with reports", *(f"{col['with_reports']}/{col['competitions']}" for col in columns.values()))
+    short = [f"{LABELS.get(n, n)}: {len(c['missing'])} of {c['competitions']}" for n, c in columns.items()
+             if c["missing"]]
+    if short:
+        table.caption = ("no report for " + "; ".join(short)
+                         + ("" if padded else " (`mle-env report --pad-missing` counts them as failures)"))
+    console.print(table)
 
 
 def _print_per_competition(table: dict[str, dict[str, Any]], console: Any) -> None:
