@@ -50,6 +50,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--leaderboard", help="install this leaderboard CSV, or 'kaggle' to download it")
     p.add_argument("--dry-run", action="store_true", help="say what would be downloaded and how big")
     p.add_argument("--json", action="store_true", help="print one JSON object per competition: status and message")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="prepare N competitions at once, each in its own process (default 1; each may use up to "
+                        "about 2 GB of memory and one core)")
     p.set_defaults(func=cmd_prepare)
 
     p = sub.add_parser(
@@ -220,9 +223,47 @@ def _thresholds(spec: CompetitionSpec) -> dict[str, float] | None:
     return {"gold": t.gold, "silver": t.silver, "bronze": t.bronze, "median": t.median, "teams": t.n_teams}
 
 
-def cmd_prepare(args: argparse.Namespace) -> int:
+def _prepare_one(cid: str, options: dict[str, Any], log: Any = None) -> dict[str, Any]:
+    """One competition's prepare as `mle-env prepare` reports it: the result, or why it failed (never raises:
+    one broken competition must not stop a split's prepare). ``log``: a progress callback (none in a worker
+    process of --jobs, whose lines are printed as they come)."""
     from mle_env.prepare.runner import prepare
 
+    if log is None and options.get("worker"):
+        def log(line: str) -> None:
+            print(terminal_safe(f"{cid}: {line}"), flush=True)
+    options = {k: v for k, v in options.items() if k != "worker"}
+    try:
+        return prepare(cid, log=log, **options).to_dict()
+    except MleEnvError as e:
+        return {"competition_id": cid, "status": "failed", "message": str(e)}
+    except Exception as e:  # noqa: BLE001
+        return {"competition_id": cid, "status": "failed", "message": f"{type(e).__name__}: {e}"}
+
+
+def _prepare_all(ids: list[str], options: dict[str, Any], jobs: int, out: Any) -> list[dict[str, Any]]:
+    """Every competition's result, in the order of ``ids``; with ``jobs`` > 1 in a pool of that many
+    processes (spawned: nothing of this process's state is shared)."""
+    if jobs <= 1 or len(ids) <= 1:
+        return [_prepare_one(cid, options, (lambda line, cid=cid: out.print(
+            f"[dim]{markup_safe(f'{cid}: {line}')}[/dim]")) if out else None) for cid in ids]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    quiet = {**options, "worker": out is not None}
+    with ProcessPoolExecutor(max_workers=min(jobs, len(ids)), mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [pool.submit(_prepare_one, cid, quiet) for cid in ids]
+        try:
+            return [f.result() for f in futures]
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+
+def cmd_prepare(args: argparse.Namespace) -> int:
+    if args.jobs < 1:
+        print(f"error: --jobs must be 1 or more, not {args.jobs}", file=sys.stderr)
+        return 2
     ids = [get_spec(c).id for c in args.competitions]
     if args.split:
         ids += [s.id for s in registry().specs(args.split) if s.id not in ids]
@@ -234,19 +275,9 @@ def cmd_prepare(args: argparse.Namespace) -> int:
         print("error: --raw-dir, --raw-zip and --leaderboard PATH apply to one competition at a time", file=sys.stderr)
         return 2
     out = console() if not args.json else None
-    results = []
-    for cid in ids:  # keep going past failures; report each one
-        try:
-            result = prepare(
-                cid, force=args.force, source=args.source, raw_dir=args.raw_dir, raw_zip=args.raw_zip,
-                leaderboard=args.leaderboard, dry_run=args.dry_run,
-                log=(lambda line, cid=cid: out.print(f"[dim]{markup_safe(f'{cid}: {line}')}[/dim]")) if out else None,
-            )
-            results.append(result.to_dict())
-        except MleEnvError as e:
-            results.append({"competition_id": cid, "status": "failed", "message": str(e)})
-        except Exception as e:  # noqa: BLE001 - one broken competition must not stop a split's prepare
-            results.append({"competition_id": cid, "status": "failed", "message": f"{type(e).__name__}: {e}"})
+    options = {"force": args.force, "source": args.source, "raw_dir": args.raw_dir, "raw_zip": args.raw_zip,
+               "leaderboard": args.leaderboard, "dry_run": args.dry_run}
+    results = _prepare_all(ids, options, args.jobs, out)  # keeps going past failures; reports each one
     if args.json:
         _print_json(results)
     else:

@@ -3,7 +3,10 @@
 The prepared folder is built in ``<home>/<id>/.staging-*`` and renamed to ``<home>/<id>/prepared`` in
 one step, after its manifest (version, source, sha256, size and modification time of every output) is
 written. So a prepare that is interrupted at any point leaves either the previous complete folder or none,
-never a half-written one; leftovers are removed by the next prepare. A file lock makes concurrent
+never a half-written one; leftovers are removed by the next prepare. Fetching resumes: the raw folder of
+an interrupted fetch (marked with :data:`RAW_PARTIAL`) keeps what it holds, an extraction skips the members
+already written at full size, and a Kaggle zip downloaded whole is not downloaded again; the build (hard
+links, splits, checksums) runs again. A file lock makes concurrent
 prepares of the same competition (e.g. two Ray tasks on one node) safe: the second waits and then finds
 the work done. Prepared data that fails its checksums (:meth:`~mle_env.paths.CompetitionPaths.verify`)
 counts as not prepared and is rebuilt.
@@ -42,6 +45,9 @@ from mle_env.prepare.sources import (
 )
 
 RAW_COMPLETE = ".complete"
+#: in a raw folder being filled: the source type filling it; a prepare interrupted then finds it and goes on
+#: with what that source already fetched (see _fetch)
+RAW_PARTIAL = ".partial"
 
 
 @dataclass(frozen=True)
@@ -251,19 +257,29 @@ def _fetch(
             reasons.append(f"{src.type}: not enough disk space: {note}")
             continue
         say(f"fetching raw files: {src.describe()}")
+        partial = paths.raw / RAW_PARTIAL
         if src.fills_cache and not manual:
-            shutil.rmtree(paths.raw, ignore_errors=True)
+            resuming = partial.is_file() and partial.read_text().strip() == src.type
+            if resuming:
+                say(f"resuming the interrupted fetch from {src.type}: files already here are kept")
+            else:
+                shutil.rmtree(paths.raw, ignore_errors=True)
+            paths.raw.mkdir(parents=True, exist_ok=True)
+            partial.write_text(src.type)
         try:
             raw = src.fetch(paths.raw)
         except SourceUnavailable as e:
             reasons.append(f"{src.type}: {e}")
             continue
+        except (KeyboardInterrupt, SystemExit):
+            raise  # interrupted: what was fetched stays, and the next prepare goes on from there
         except BaseException:
             if src.fills_cache and not manual:
                 shutil.rmtree(paths.raw, ignore_errors=True)
             raise
         if src.fills_cache:
             complete.write_text(src.type)
+            partial.unlink(missing_ok=True)
         return raw, src.type
     if sources and all(isinstance(s, ManualSource) for s in sources):  # one line: which files to put where
         raise PrepareError(manual[0].instructions())

@@ -273,18 +273,26 @@ class KaggleSource(Source):
         return f"kaggle: competition '{self.slug}' ({format_bytes(self.size_bytes)})"
 
     def fetch(self, raw: Path) -> Path:
-        api = kaggle_api(self.slug)
-        raw.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=raw.parent, prefix=".kaggle-") as tmp:
+        """Download the zip into ``<root>/downloads/kaggle/`` and extract it into ``raw``. A prepare interrupted
+        after the download finished finds the whole zip there (a zip is complete once its central directory,
+        written last, is readable) and only extracts what is missing; the zip is removed once extracted."""
+        downloads = raw.parent / "downloads" / "kaggle"
+        zips = sorted(downloads.glob("*.zip")) if downloads.is_dir() else []
+        if not zips or not all(zipfile.is_zipfile(z) for z in zips):
+            api = kaggle_api(self.slug)
+            shutil.rmtree(downloads, ignore_errors=True)
+            downloads.mkdir(parents=True)
             try:
-                api.competition_download_files(self.slug, path=tmp, quiet=True)
+                api.competition_download_files(self.slug, path=str(downloads), quiet=True)
             except Exception as e:  # noqa: BLE001 - the client raises many unrelated types
                 raise kaggle_error(self.slug, e) from e
-            for archive in Path(tmp).glob("*.zip"):
-                extract_archive(archive, raw)
-            for other in Path(tmp).iterdir():
-                if other.suffix != ".zip":
-                    shutil.move(str(other), raw / other.name)
+        raw.mkdir(parents=True, exist_ok=True)
+        for archive in sorted(downloads.glob("*.zip")):
+            extract_archive(archive, raw)
+        for other in downloads.iterdir():
+            if other.suffix != ".zip":
+                shutil.move(str(other), raw / other.name)
+        shutil.rmtree(downloads, ignore_errors=True)
         return raw
 
 
@@ -369,28 +377,49 @@ class ManualSource(Source):
         return self.folder
 
 
-def extract_archive(archive: Path, dest: Path) -> None:
-    """Extract a zip, tar or 7z archive into ``dest``, refusing members that would land outside it."""
+def _extracted(target: Path, size: int) -> bool:
+    """Whether an archive member is already extracted at ``target``: a file of the member's size (an
+    interrupted extraction leaves its last file shorter, and it is extracted again)."""
+    try:
+        return target.is_file() and not target.is_symlink() and target.stat().st_size == size
+    except OSError:
+        return False
+
+
+def extract_archive(archive: Path, dest: Path) -> int:
+    """Extract a zip, tar or 7z archive into ``dest``, refusing members that would land outside it. Resumable:
+    a zip or tar member already in ``dest`` at its full size is kept (an interrupted prepare goes on where it
+    stopped); returns the number of files extracted this time."""
     from mle_env.archives import extract_7z, is_7z
 
     dest = Path(dest)
     if is_7z(archive):
         extract_7z(archive, dest)
-        return
+        return -1
+    extracted = 0
     try:
         if zipfile.is_zipfile(archive):
             with zipfile.ZipFile(archive) as zf:
-                for name in zf.namelist():
-                    if not (dest / name).resolve().is_relative_to(dest.resolve()):
-                        raise PrepareError(f"{archive.name} holds a path outside the archive: {name}")
-                zf.extractall(dest)
+                members = zf.infolist()
+                for member in members:
+                    if not (dest / member.filename).resolve().is_relative_to(dest.resolve()):
+                        raise PrepareError(f"{archive.name} holds a path outside the archive: {member.filename}")
+                for member in members:
+                    if member.is_dir() or not _extracted(dest / member.filename, member.file_size):
+                        zf.extract(member, dest)
+                        extracted += not member.is_dir()
         elif tarfile.is_tarfile(archive):
             with tarfile.open(archive) as tf:
-                tf.extractall(dest, filter="data")
+                for member in tf:  # streamed: a .tar.gz is read once, front to back
+                    if member.isfile() and _extracted(dest / member.name, member.size):
+                        continue
+                    tf.extract(member, dest, filter="data")
+                    extracted += member.isfile()
         else:
             raise PrepareError(f"{archive} is not a zip, tar or 7z archive; give one of those")
     except (zipfile.BadZipFile, tarfile.TarError, EOFError) as e:
         raise PrepareError(f"{archive} is damaged or incomplete ({e}); download it again") from e
+    return extracted
 
 
 def spec_sources(spec: CompetitionSpec, downloads: Path, raw: Path | None = None) -> list[Source]:
