@@ -250,20 +250,21 @@ def main() -> None:
     print(HEADER, flush=True)
     try:
         with open(args.out, "a", encoding="utf-8") as out:
-            for program, agent in [(p, a) for p in programs for a in args.agents.split(",")]:
-                args.program = program  # this pass's mode, as run_aide and run_react read it
+            # the modes of one agent, competition and seed run back to back, so that they meet the same load
+            for agent in args.agents.split(","):
                 seeds = args.seeds if agent == "aide" else args.react_seeds
-                for cid in cids:
-                    for seed in [int(s) for s in seeds.split(",") if s]:
-                        r = run_aide(cid, seed, args, out_dir) if agent == "aide" else run_react(cid, seed, args)
-                        r["model"], r["budget"] = MODEL if server else args.base_url, {
-                            "time_limit": args.time_limit, "nodes": args.nodes, "node_timeout": args.node_timeout,
-                            "react_steps": args.react_steps, "react_time_limit": args.react_time_limit,
-                            "max_tokens": args.max_tokens, "program": args.program}
-                        runs.append(r)
-                        out.write(json.dumps(r) + "\n")
-                        out.flush()
-                        print(line(r), flush=True)
+                for cid, seed, program in [(c, int(s), p) for c in cids for s in seeds.split(",") if s
+                                           for p in programs]:
+                    args.program = program  # this run's mode, as run_aide and run_react read it
+                    r = run_aide(cid, seed, args, out_dir) if agent == "aide" else run_react(cid, seed, args)
+                    r["model"], r["budget"] = MODEL if server else args.base_url, {
+                        "time_limit": args.time_limit, "nodes": args.nodes, "node_timeout": args.node_timeout,
+                        "react_steps": args.react_steps, "react_time_limit": args.react_time_limit,
+                        "max_tokens": args.max_tokens, "program": args.program}
+                    runs.append(r)
+                    out.write(json.dumps(r) + "\n")
+                    out.flush()
+                    print(line(r), flush=True)
     finally:
         if server is not None:
             server.terminate()
