@@ -47,6 +47,9 @@ echo "== agent image"
 command -v debootstrap >/dev/null || apt_install debootstrap
 mle-env image build --offline --if-needed
 
+echo "== chromium (the viewer's browser tests drive Debian's build through playwright)"
+command -v chromium >/dev/null || apt_install chromium
+
 echo "== local LLM server"
 if [ -z "${MLE_ENV_LLM_BASE_URL:-}" ]; then
   rm -f "$LOGS/llm-url"
@@ -65,6 +68,7 @@ export MLE_ENV_REQUIRE_DOCKER=${MLE_ENV_REQUIRE_DOCKER:-1}   # no docker test ma
 export MLE_ENV_REQUIRE_KAGGLE=${MLE_ENV_REQUIRE_KAGGLE:-1}   # the kaggle extra must import
 export MLE_ENV_REQUIRE_BWRAP=${MLE_ENV_REQUIRE_BWRAP:-1}     # bwrap must run the isolated local sandbox
 export MLE_ENV_REQUIRE_RL=${MLE_ENV_REQUIRE_RL:-1}         # the RL adapters (openenv-core, verifiers, trl) must import
+export MLE_ENV_REQUIRE_BROWSER=${MLE_ENV_REQUIRE_BROWSER:-1} # chromium and playwright must drive the viewer's tests
 
 echo "== tests"
 python -m pytest -q "$@"

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from mle_env import __version__
 
 _COMMAND_MODULES = ("competitions", "doctor", "episodes", "evaluation", "audit", "sandboxes", "show", "serve",
-                    "trajectories")
+                    "trajectories", "view")
 
 
 def build_parser() -> argparse.ArgumentParser:

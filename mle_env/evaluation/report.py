@@ -12,6 +12,7 @@ run, count as no medal and are shown apart.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +35,19 @@ from mle_env.evaluation.stats import (
 
 
 def summarize(out: Path, pad_missing: bool = False) -> dict[str, Any]:
-    """The summary of the run in ``out`` (also written to ``out/summary.json``). ``mlebench``: MLE-bench's
-    leaderboard columns when the run has any of its competitions (see
+    """The summary of the run in ``out`` (also written to ``out/summary.json``, with the pass@k plot beside
+    it). ``mlebench``: MLE-bench's leaderboard columns when the run has any of its competitions (see
     :mod:`~mle_env.evaluation.mlebench_board`; ``pad_missing`` as its option), else None."""
+    out = Path(out)
+    summary = summary_of(out, pad_missing)
+    summary["plot"] = plot_or_reason(summary, out / "pass_at_k.png")
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+    return summary
+
+
+def summary_of(out: Path, pad_missing: bool = False) -> dict[str, Any]:
+    """What :func:`summarize` writes, but the plot, computed without writing anything (``mle-env view``
+    reads runs it must not change)."""
     out = Path(out)
     records = read_results(out)
     config = read_config(out)
@@ -48,7 +59,8 @@ def summarize(out: Path, pad_missing: bool = False) -> dict[str, Any]:
     counts = count_outcomes(rows)
     finished = {(r["competition_id"], int(r["seed"])) for r in rows if outcome(r) not in NO_GRADE}
     infra = [r for r in records if r.get("status") == "infra_error"]
-    seeds = sorted({sum(1 for r in rows if r["competition_id"] == cid) for cid in table})
+    per_cid = Counter(r["competition_id"] for r in rows)
+    seeds = sorted({per_cid[cid] for cid in table})
     summary = {
         "config": config,
         "episodes": {
@@ -70,8 +82,6 @@ def summarize(out: Path, pad_missing: bool = False) -> dict[str, Any]:
     ours = any(r["competition_id"] in COLUMNS["all"] for r in records)
     summary["mlebench"] = {"pad_missing": pad_missing, "columns": board(records, pad_missing)} if ours else None
     summary["headline"] = headline(summary)
-    summary["plot"] = plot_or_reason(summary, out / "pass_at_k.png")
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
     return summary
 
 

@@ -49,6 +49,7 @@ class PrepareContext:
         params: ``[prepare] params`` from competition.toml.
         raw_owned: True when ``raw`` is mle-env's own cache, whose files may be hard-linked into public/;
             False for a folder the user gave (``--raw-dir``), which is only ever copied from.
+        files: raw files kept outside ``raw`` (a ``url`` source's download), by name; :meth:`raw_file` finds them.
     """
 
     spec: CompetitionSpec
@@ -58,6 +59,7 @@ class PrepareContext:
     scratch: Path
     params: dict[str, Any] = field(default_factory=dict)
     raw_owned: bool = True
+    files: dict[str, Path] = field(default_factory=dict)
 
     def may_link(self, source: Path) -> bool:
         """Whether files under ``source`` may be hard-linked (a link shares the file's mode, and prepare
@@ -65,8 +67,10 @@ class PrepareContext:
         return self.raw_owned or not Path(source).resolve().is_relative_to(self.raw.resolve())
 
     def raw_file(self, name: str) -> Path:
-        """A raw file that must exist; a missing one raises a PrepareError naming it."""
+        """A raw file that must exist (in ``raw``, else in ``files``); a missing one raises a PrepareError naming it."""
         path = self.raw / name
+        if not path.exists() and name in self.files:
+            return self.files[name]
         if not path.exists():
             present = sorted(p.name for p in self.raw.iterdir())[:10] if self.raw.is_dir() else []
             raise PrepareError(

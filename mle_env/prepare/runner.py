@@ -39,9 +39,11 @@ from mle_env.prepare.sources import (
     DirSource,
     ManualSource,
     Source,
+    UrlSource,
     ZipSource,
     disk_space,
     spec_sources,
+    url_files,
 )
 
 RAW_COMPLETE = ".complete"
@@ -159,12 +161,14 @@ def prepare(
     spec = get_spec(competition)
     paths = CompetitionPaths(spec.id, Path(home) if home is not None else None)
     sources = _choose_sources(spec, paths, source, raw_dir, raw_zip)
+    extras = [s for s in spec_sources(spec, paths.root / "downloads", paths.raw) if isinstance(s, UrlSource)]
     if dry_run:
         lines = []
         for src in sources:
             note, _ = disk_space(src, paths.root)
             lines.append(src.describe() + (f", {note}" if note else ""))
-        return PrepareResult(spec.id, "dry-run", "would fetch from the first that works: " + " | ".join(lines),
+        plus = "".join(f"; plus {extra.describe()}" for extra in extras)
+        return PrepareResult(spec.id, "dry-run", "would fetch from the first that works: " + " | ".join(lines) + plus,
                              raw_bytes=sources[0].size_bytes if sources else None)
 
     with locked(paths.root):
@@ -183,10 +187,13 @@ def prepare(
                                      f"{spec.id} is already prepared (version {spec.version})")
         started = time.monotonic()
         raw, used = _fetch(spec, paths, sources, say)
+        for extra in extras:
+            say(f"fetching raw file: {extra.describe()}")
+        files = url_files(extras, raw)
         say(f"preparing {spec.id} from {used}")
         staging = paths.root / f".staging-{uuid.uuid4().hex[:8]}"
         try:
-            manifest = _build(spec, raw, staging, used, verify)
+            manifest = _build(spec, raw, staging, used, verify, files)
             install(staging, paths)
         except BaseException:
             remove_tree(staging)
@@ -205,7 +212,8 @@ def _choose_sources(
         return [DirSource(Path(str(raw_dir)))]
     if raw_zip is not None:
         return [ZipSource(Path(str(raw_zip)))]
-    sources = spec_sources(spec, paths.root / "downloads", paths.raw)
+    # url sources add a file to whichever source is used, so they are no alternative (prepare fetches them)
+    sources = [s for s in spec_sources(spec, paths.root / "downloads", paths.raw) if not isinstance(s, UrlSource)]
     if source is not None:
         sources = [s for s in sources if s.type == source]
         if not sources:
@@ -305,7 +313,10 @@ def _run_prepare(spec: CompetitionSpec, ctx: PrepareContext) -> None:
     module.prepare(ctx)
 
 
-def _build(spec: CompetitionSpec, raw: Path, staging: Path, source: str, verify: bool = True) -> dict[str, object]:
+def _build(
+    spec: CompetitionSpec, raw: Path, staging: Path, source: str, verify: bool = True,
+    files: dict[str, Path] | None = None,
+) -> dict[str, object]:
     public, private = staging / "public", staging / "private"
     public.mkdir(parents=True)
     private.mkdir()
@@ -313,6 +324,7 @@ def _build(spec: CompetitionSpec, raw: Path, staging: Path, source: str, verify:
         ctx = PrepareContext(
             spec, raw, public, private, Path(scratch), dict(spec.prepare.params),
             raw_owned=source not in (DirSource.type, ManualSource.type),  # the user's files: never hard-linked
+            files=dict(files or {}),
         )
         try:
             _run_prepare(spec, ctx)

@@ -6,6 +6,8 @@
   ``KAGGLE_USERNAME``/``KAGGLE_KEY`` or ``~/.kaggle/kaggle.json``.
 - ``dir``: a folder of raw files the user already has (e.g. an MLE-bench ``<id>/raw`` folder); read in place.
 - ``zip``: an archive the user already has (e.g. Kaggle's ``<id>.zip``; zip, tar or 7z); extracted into the cache.
+- ``url``: one more file from a URL, checked by sha256, added to whichever source provides the rest
+  (labels published after a competition); a copy already in the raw folder is used instead.
 - ``none``: nothing to download; the user places the files competition.toml lists by hand in
   ``<MLE_ENV_HOME>/<id>/raw/`` (read in place, never deleted), or passes ``--raw-dir``. When some are
   missing, prepare says in one line which files to put where.
@@ -121,26 +123,7 @@ class PypiSource(Source):
         target = self.downloads / o["filename"]
         if target.is_file() and sha256_file(target) == o["sha256"]:
             return target
-        url = self._file_url()
-        self.downloads.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.downloads, prefix=".part-")
-        digest = hashlib.sha256()
-        try:
-            with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=60) as response:
-                for block in iter(lambda: response.read(_CHUNK), b""):
-                    digest.update(block)
-                    out.write(block)
-            if digest.hexdigest() != o["sha256"]:
-                raise ChecksumMismatch(
-                    f"{o['filename']} downloaded from {url} has sha256 {digest.hexdigest()}, expected {o['sha256']}"
-                )
-            os.replace(tmp, target)
-        except (urllib.error.URLError, OSError) as e:
-            raise SourceUnavailable(f"cannot download {o['filename']} from {url}: {e}") from e
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-        return target
+        return download_verified(self._file_url(), target, {"sha256": o["sha256"]})
 
     def _file_url(self) -> str:
         o = self.options
@@ -158,6 +141,37 @@ class PypiSource(Source):
             if entry.get("filename") == o["filename"]:
                 return entry["url"]
         raise SourceUnavailable(f"{o['filename']} is not listed at {page}")
+
+
+def download_verified(url: str, target: Path, checksums: dict[str, str]) -> Path:
+    """Download ``url`` to ``target`` (through a temporary file beside it, so ``target`` is whole or absent) and
+    check it against ``checksums`` (hashlib algorithm name -> hex digest, e.g. ``{"sha256": ...}``).
+
+    Raises:
+        ChecksumMismatch: a digest of the download is not the expected one.
+        SourceUnavailable: the download failed.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".part-")
+    digests = {name: hashlib.new(name) for name in checksums}
+    try:
+        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=60) as response:
+            for block in iter(lambda: response.read(_CHUNK), b""):
+                for digest in digests.values():
+                    digest.update(block)
+                out.write(block)
+        for name, expected in checksums.items():
+            if digests[name].hexdigest() != expected:
+                raise ChecksumMismatch(
+                    f"{target.name} downloaded from {url} has {name} {digests[name].hexdigest()}, expected {expected}"
+                )
+        os.replace(tmp, target)
+    except (urllib.error.URLError, OSError) as e:
+        raise SourceUnavailable(f"cannot download {target.name} from {url}: {e}") from e
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return target
 
 
 def _extract_members(archive: Path, members: dict[str, str], dest: Path) -> None:
@@ -386,6 +400,54 @@ def _extracted(target: Path, size: int) -> bool:
         return False
 
 
+class UrlSource(Source):
+    """``type = "url"``: one more raw file downloaded from a URL into the downloads folder and checked by its
+    ``sha256`` and/or ``md5`` when given (e.g. labels published after the competition). It adds to the source
+    that provides the rest, never replaces it; a raw folder that already holds a file of that name (the user's
+    own copy) is used as it is."""
+
+    type = "url"
+    fills_cache = False
+
+    def __init__(self, options: dict[str, Any], downloads: Path) -> None:
+        self.url: str = options["url"]
+        self.filename: str = options["filename"]
+        self.checksums: dict[str, str] = {k: options[k] for k in ("sha256", "md5") if k in options}
+        self.size_bytes = options.get("size_bytes")
+        self.downloads = downloads
+
+    def describe(self) -> str:
+        check = " and ".join(self.checksums) or "no checksum"
+        return f"url: {self.filename} ({format_bytes(self.size_bytes)}) from {self.url}, verified by {check}"
+
+    def _matches(self, path: Path) -> bool:
+        for name, expected in self.checksums.items():
+            digest = hashlib.new(name)
+            with open(path, "rb") as f:
+                for block in iter(lambda: f.read(_CHUNK), b""):
+                    digest.update(block)
+            if digest.hexdigest() != expected:
+                return False
+        return True
+
+    def fetch(self, raw: Path) -> Path:
+        """The file: ``raw/<filename>`` when there, else the verified download (reused when already there)."""
+        if (raw / self.filename).is_file():
+            return raw / self.filename
+        target = self.downloads / self.filename
+        if target.is_file() and self._matches(target):
+            return target
+        try:
+            return download_verified(self.url, target, self.checksums)
+        except SourceUnavailable as e:
+            raise SourceUnavailable(f"{e}; or put {self.filename} (from {self.url}) into the raw folder {raw}/") from e
+
+
+def url_files(sources: list[Source], raw: Path) -> dict[str, Path]:
+    """Raw file name -> path of every ``url`` source's file (see :class:`UrlSource`), downloading what is missing."""
+    return {s.filename: s.fetch(raw) for s in sources if isinstance(s, UrlSource)}
+
+
 def extract_archive(archive: Path, dest: Path) -> int:
     """Extract a zip, tar or 7z archive into ``dest``, refusing members that would land outside it. Resumable:
     a zip or tar member already in ``dest`` at its full size is kept (an interrupted prepare goes on where it
@@ -436,4 +498,6 @@ def _build(spec: CompetitionSpec, source: SourceSpec, downloads: Path, raw: Path
         return KaggleSource(spec, source.options)
     if source.type == ManualSource.type:
         return ManualSource(spec, source.options, raw)
+    if source.type == UrlSource.type:
+        return UrlSource(source.options, downloads)
     raise PrepareError(f"{spec.id}: unknown source type '{source.type}'")

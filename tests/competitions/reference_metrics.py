@@ -504,3 +504,18 @@ REFERENCES: dict[str, Reference] = {
     "mean_columnwise_spearman": mean_columnwise_spearman,
     "jigsaw_bias_auc": jigsaw_bias_auc,
 }
+
+# the references of the competition groups added later, each in a module of its own
+from reference_metrics_detection import REFERENCES_DETECTION  # noqa: E402
+from reference_metrics_fgvc import REFERENCES_FGVC  # noqa: E402
+from reference_metrics_medical import REFERENCES_MEDICAL  # noqa: E402
+from reference_metrics_misc import REFERENCES_MISC  # noqa: E402
+from reference_metrics_segmentation import REFERENCES_SEGMENTATION  # noqa: E402
+from reference_metrics_volumes import REFERENCES_VOLUMES  # noqa: E402
+
+REFERENCES.update(REFERENCES_DETECTION)
+REFERENCES.update(REFERENCES_FGVC)
+REFERENCES.update(REFERENCES_MEDICAL)
+REFERENCES.update(REFERENCES_MISC)
+REFERENCES.update(REFERENCES_SEGMENTATION)
+REFERENCES.update(REFERENCES_VOLUMES)

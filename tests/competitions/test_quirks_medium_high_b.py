@@ -10,13 +10,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from grading_helpers import grade, prepare_synthetic
 
 from mle_env.competition.registry import get_spec
 from mle_env.competition.synthetic import load_synthetic
-from mle_env.grading.grader import Grader
 from mle_env.grading.metrics import grouped_log_mae
 from mle_env.paths import CompetitionPaths
-from mle_env.prepare.runner import prepare
 
 CHAMPS, OSIC = "champs-scalar-coupling", "osic-pulmonary-fibrosis-progression"
 COVID, HMS = "stanford-covid-vaccine", "hms-harmful-brain-activity-classification"
@@ -26,17 +25,8 @@ COVID, HMS = "stanford-covid-vaccine", "hms-harmful-brain-activity-classificatio
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One cache with the four competitions prepared from their synthetic raw data."""
     home, raws = tmp_path_factory.mktemp("home"), tmp_path_factory.mktemp("raw")
-    for cid in (CHAMPS, OSIC, COVID, HMS):
-        (raws / cid).mkdir()
-        load_synthetic(cid).generate(raws / cid)
-        prepare(cid, raw_dir=raws / cid, home=home, verify=False)
-    return home
+    return prepare_synthetic((CHAMPS, OSIC, COVID, HMS), home, raws)
 
-
-def grade(home: Path, cid: str, frame: pd.DataFrame, tmp_path: Path, leaderboard: Path | None = None):
-    path = tmp_path / "submission.csv"
-    frame.to_csv(path, index=False)
-    return Grader(get_spec(cid), home, leaderboard).grade(path)
 
 
 def answers(home: Path, cid: str) -> pd.DataFrame:

@@ -14,8 +14,13 @@ import pytest
 
 from mle_env.cli import main
 from mle_env.competition.mlebench_ids import COLUMNS, HIGH, LOW, MEDIUM
-from mle_env.evaluation.mlebench_board import REPORT_FIELDS, board, column, reports_by_competition, \
-    write_mlebench_reports
+from mle_env.evaluation.mlebench_board import (
+    REPORT_FIELDS,
+    board,
+    column,
+    reports_by_competition,
+    write_mlebench_reports,
+)
 
 TIERS = {0: None, 1: "bronze", 2: "silver", 3: "gold"}
 

@@ -110,6 +110,51 @@ CASES = {
     # P 1/5, R 1/4 -> 2 * (1/20) / (9/20) = 2/9
     "point_in_box_f1": [(A(["A 0 0 10 10 B 20 20 5 5", "", "D 0 0 4 4", "E 0 0 10 10"]),
                          A(["A 5 5 A 6 6 B 30 30", "C 1 1", "", "E 10 5"]), {}, 2 / 9)],
+    # negative: pairs (1, .9) and (0, 0): AP 1; opacity: (0, 0), then (0, .7) above (1, .6): AP 1/2;
+    # typical is no class of the answers -> 0.75
+    "siim_map": [(A(["negative 1 0 0 1 1", "opacity 1 0 0 10 10"]),
+                  A(["negative 0.9 0 0 1 1 typical 0.8 0 0 1 1", "opacity 0.6 0 0 10 10 opacity 0.7 50 50 60 60"]),
+                  {"iou_threshold": 0.5}, 0.75)],
+    # class 3: one of two boxes at precision 1 (51 of COCO's 101 recall points); class 14 found -> mean
+    "coco_map": [(A(["3 1.0 10 10 50 50", "3 1.0 60 60 90 90 14 1.0 0 0 1 1"]),
+                  A(["3 0.9 10 10 50 50", "14 0.5 0 0 1 1"]),
+                  {"iou_thresholds": [0.4], "max_detections": 100, "boxes_as_xywh": True}, (51 / 101 + 1) / 2)],
+    # 2 x 4 x 2 boxes 1 m apart: overlap 3 x 2 x 2 = 12, union 20: IoU 0.6 is above 2 of the 10 thresholds
+    "lyft_3d_map": [(A(["1.0 0 0 0 2 4 2 0 car"]), A(["0.5 1 0 0 2 4 2 0 car"]), {}, 0.2)],
+    # RLE masks in a 2 x 5 image: pixels 1-4 vs 2-5 share 3: Dice 6/8; both empty: 1 -> mean 0.875;
+    # pooled over both images: 2 * 3 / 8 = 0.75
+    "rle_dice": [(A(["1 4", ""]), A(["2 4", "-"]), {"shape": [2, 5]}, 0.875),
+                 (A(["1 4", ""]), A(["2 4", "-"]), {"mode": "global", "shape": [2, 5]}, 0.75)],
+    # IoU 3/4 beats 0.5 ... 0.7 (5 of 10); a truth-free image predicted empty: 1 -> mean 0.75
+    "iou_sweep_precision_rle": [(A(["1 4", ""]), A(["1 3", ""]), {"shape": [2, 5]}, 0.75)],
+    # TP 2, FP 1, FN 2: P 2/3, R 1/2 -> 1.25 P R / (0.25 P + R) = 0.625
+    "pixel_fbeta_rle": [(A(["1 4"]), A(["3 3"]), {"beta": 0.5, "order": "C", "shape": [3, 3]}, 0.625)],
+    # directions (azimuth, zenith): the x and y axes are pi/2 apart; at the pole (zenith 0) azimuth is moot: 0
+    "mean_angular_error": [(A([[0.0, math.pi / 2], [0.3, 0.0]]), A([[math.pi / 2, math.pi / 2], [2.9, 0.0]]),
+                            {"classes": ["azimuth", "zenith"]}, math.pi / 4)],
+    # 2 x 2 images, one volume of 2 slices: Dice 1 (same pixel) and 0 (a pixel where the truth is empty): 0.5;
+    # the extra voxel (1, 1, 1) is sqrt(3) / 2 from (0, 0, 0) in the unit cube, over sqrt(3): 0.5
+    # -> 0.4 * 0.5 + 0.6 * (1 - 0.5)
+    # first tokens 3, 2, 1 ("07"-style tokens are integers too) against 3, 7, 1: one wrong -> 1/3
+    "classification_error": [(A([3, 7, 1]), A(["3 5", "2", "1 7 9"]), {}, 1 / 3)],
+    # 1.5 clipped to 1: cTP 0.8 + 0.6 = 1.4, cFP 0.4 + 1 = 1.4: P 0.5, R 1.4 / 2 = 0.7 -> 2 P R / (P + R) = 0.7 / 1.2
+    "probabilistic_fbeta": [(A([1, 0, 1, 0]), A([0.8, 0.4, 0.6, 1.5]), {"beta": 1.0}, 0.7 / 1.2)],
+    # study s1: (14 ln 2 + 1 ln 2) / (14 + 1) = ln 2; s2: 7 (-ln 0.1) / 7 = ln 10 -> (ln 2 + ln 10) / 2
+    "weighted_multilabel_log_loss": [(A([1, 0, 0]), A([0.5, 0.5, 0.9]), {
+        "answers": pd.DataFrame({"study": ["s1", "s1", "s2"], "label": ["overall", "C1", "overall"]}),
+        "group_column": "study", "label_column": "label", "positive_weights": {"overall": 14, "C1": 2},
+        "negative_weights": {"overall": 7, "C1": 1}}, (math.log(2) + math.log(10)) / 2)],
+    # row 1: labels 0 and 2 at ranks 1 and 3: precisions 1 and 2/3 (weight 2); row 2: label 1 ranked below
+    # both others: 1/3 (weight 1); row 3 has no true label: left out -> (2 x 5/6 + 1/3) / 3 = 2/3
+    "lwlrap": [(A([[1, 0, 1], [0, 1, 0], [0, 0, 0]]), A([[0.9, 0.8, 0.1], [0.2, 0.1, 0.3], [0.5, 0.5, 0.5]]), {},
+                2 / 3)],
+    # a valid span; empty for a row without answer; NO for YES; empty for a row with one -> 2 of 4;
+    # with na_is_empty, "nan" is the empty answer of row 2
+    "nq_answer_accuracy": [(A(["5:10 7:9", "", "YES", "3:4"]), A(["7:9", "", "NO", ""]), {}, 0.5),
+                           (A(["5:10", ""]), A(["5:10", "nan"]), {"na_is_empty": True}, 1.0)],
+    "dice_hausdorff_3d": [(A(["1 1", ""], dtype=object), A(["1 1", "4 1"], dtype=object),
+                           {"answers": pd.DataFrame({"id": ["c1_day1_slice_0001", "c1_day1_slice_0002"],
+                                                     "image_height": [2, 2], "image_width": [2, 2]})}, 0.5)],
 }
 
 
@@ -126,7 +171,8 @@ def test_metric_value(name: str, case: tuple) -> None:
 def test_directions() -> None:
     lower = {n for n, m in METRICS.items() if m.lower_is_better}
     assert lower == {"log_loss", "multiclass_log_loss", "rmse", "rmsle", "mean_columnwise_rmsle", "mae", "levenshtein",
-                     "kl_divergence", "grouped_log_mae", "masked_mcrmse", "haversine_p50_p95", "sequence_edit_rate"}
+                     "kl_divergence", "grouped_log_mae", "masked_mcrmse", "haversine_p50_p95", "sequence_edit_rate",
+                     "mean_angular_error", "classification_error", "weighted_multilabel_log_loss"}
 
 
 def test_unknown_metric_suggests() -> None:

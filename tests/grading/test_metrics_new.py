@@ -32,7 +32,8 @@ def _reference_levenshtein(a: str, b: str) -> int:
 
 # --- the package -------------------------------------------------------------------------------------
 def test_importing_the_package_registers_every_family() -> None:
-    families = {"classification", "correlation", "detection", "probability", "ranking", "regression", "roc", "text"}
+    families = {"classification", "correlation", "detection", "detection3d", "probability", "ranking", "regression",
+                "roc", "segmentation", "text", "volumes"}
     modules = {m.fn.__module__.rsplit(".", 1)[-1] for m in METRICS.values()}
     assert families <= modules
     assert metrics.registry.METRICS is METRICS
@@ -41,8 +42,10 @@ def test_importing_the_package_registers_every_family() -> None:
 def test_metrics_that_read_the_answers_table_say_so() -> None:
     needs = {n for n, m in METRICS.items() if m.needs_answers}
     assert needs == {"jigsaw_bias_auc", "mae", "masked_mcrmse", "grouped_log_mae", "laplace_log_likelihood",
-                     "haversine_p50_p95"}
-    assert {n for n, m in METRICS.items() if m.needs_classes} == {"multiclass_log_loss", "masked_mcrmse"}
+                     "haversine_p50_p95", "dice_hausdorff_3d", "weighted_multilabel_log_loss", "rle_dice",
+                     "iou_sweep_precision_rle", "pixel_fbeta_rle"}
+    assert {n for n, m in METRICS.items() if m.needs_classes} == {"multiclass_log_loss", "masked_mcrmse",
+                                                                   "mean_angular_error"}
 
 
 def test_invalid_prediction_is_a_value_error() -> None:

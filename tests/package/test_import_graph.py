@@ -23,9 +23,10 @@ SOURCES = {"mle_env": "mle_env", "mle_env.agents": "agents", "mle_env.scaffolds"
 #: lowest first; a module belongs to the layer of its longest listed prefix (``mle_env`` alone is the package's
 #: own __init__, not a prefix) and may import only modules of its own layer or lower ones
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundation: errors, units, paths, safe display, JSON lines, archive readers, metric functions",
+    ("foundation: errors, units, paths, safe display, JSON lines, archive readers, metric functions, RLE masks",
      ("mle_env.errors", "mle_env.units", "mle_env.paths", "mle_env.display_text", "mle_env.jsonl",
-      "mle_env.version", "mle_env.formatting", "mle_env.archives", "mle_env.grading.metrics")),
+      "mle_env.version", "mle_env.formatting", "mle_env.archives", "mle_env.grading.metrics",
+      "mle_env.grading.rle")),
     ("competition: specs and the registry", ("mle_env.competition",)),
     ("grading: validation, the grader, leaderboards, medals", ("mle_env.grading",)),
     ("prepare: raw files to public and private data", ("mle_env.prepare",)),
@@ -40,7 +41,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("policies: the bundled agents and scaffolds", ("mle_env.agents", "mle_env.scaffolds")),
     ("evaluation: many episodes, results, reports, the audit", ("mle_env.evaluation", "mle_env.audit")),
     ("front ends: the package's lazy API, the CLI, RL integrations, export",
-     ("mle_env", "mle_env.__main__", "mle_env.cli", "mle_env.integrations", "mle_env.export")),
+     ("mle_env", "mle_env.__main__", "mle_env.cli", "mle_env.integrations", "mle_env.export", "mle_env.viewer")),
 ]
 
 

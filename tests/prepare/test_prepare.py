@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
 import signal
 import stat
 import subprocess
 import sys
-import threading
 import time
 import zipfile
 from collections.abc import Callable, Iterator
@@ -19,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import raw_dir, require_import
+from file_server import file_server
 
 from mle_env.competition.registry import get_spec
 from mle_env.errors import ChecksumMismatch, LeaderboardError, PrepareError
@@ -171,24 +170,9 @@ def test_expected_checksum_mismatch_is_refused(tiny: Path, home: Path) -> None:
 def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict]:
     """A PEP 691 index at 127.0.0.1 serving one wheel; ``files`` maps URL paths to bytes."""
     files: dict[str, bytes] = {}
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
-            body = files.get(self.path)
-            self.send_response(200 if body is not None else 404)
-            self.end_headers()
-            self.wfile.write(body or b"")
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    base = f"http://127.0.0.1:{server.server_port}"
-    monkeypatch.setenv("MLE_ENV_PYPI_INDEX", base + "/simple")
-    yield {"files": files, "base": base}
-    server.shutdown()
+    with file_server(files) as base:
+        monkeypatch.setenv("MLE_ENV_PYPI_INDEX", base + "/simple")
+        yield {"files": files, "base": base}
 
 
 def _publish(index: dict, tmp_path: Path, member_bytes: bytes) -> tuple[str, str]:

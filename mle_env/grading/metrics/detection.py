@@ -7,13 +7,20 @@ import numpy as np
 from mle_env.grading.metrics.registry import InvalidPrediction, register_metric, text
 
 
-def _groups(cell: str, width: int) -> tuple[np.ndarray, np.ndarray]:
-    """Split "label v1 ... label v1 ..." on single spaces into labels and a (groups, width - 1) float array."""
-    tokens = cell.split(" ")
+def _groups(cell: str, width: int, label_at: int = 0, any_space: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Split a prediction string of fixed-width token groups into labels and values.
+
+    Tokens are separated by single spaces (``any_space``: by runs of any whitespace, ends stripped); the
+    token at ``label_at`` of each group is its label (text), the others its numbers. Returns the labels
+    and a (groups, width - 1) float array of the other tokens in group order. Raises ValueError when the
+    tokens do not form whole groups or a number does not parse.
+    """
+    tokens = cell.split() if any_space else cell.split(" ")
     if len(tokens) % width:
         raise ValueError(f"{len(tokens)} tokens do not form groups of {width}")
-    labels = np.array(tokens[0::width], dtype=object)
-    values = np.array([tokens[i::width] for i in range(1, width)], dtype=float).T.reshape(len(labels), width - 1)
+    labels = np.array(tokens[label_at::width], dtype=object)
+    columns = [tokens[i::width] for i in range(width) if i != label_at]
+    values = np.array(columns, dtype=float).T.reshape(len(labels), width - 1)
     return labels, values
 
 
@@ -64,3 +71,147 @@ def point_in_box_f1(y_true: np.ndarray, y_pred: np.ndarray) -> float:
         return 0.0
     precision, recall = tp / (tp + fp), tp / (tp + fn)
     return 2 * precision * recall / (precision + recall)
+
+
+# --- boxes with a label and a confidence ---------------------------------------------------------------
+def _labelled_boxes(cells: np.ndarray, any_space: bool, what: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each cell's "label confidence x_min y_min x_max y_max" groups as (labels, (groups, 5) floats); an
+    empty (or NaN) cell has none. A cell that does not parse, or holds a value that is not finite, raises
+    :class:`InvalidPrediction` naming its row (``what``: "prediction" or "answer")."""
+    out = []
+    for row, cell in enumerate(np.ravel(cells), 1):
+        value = text(cell)
+        try:
+            labels, values = _groups(value, 6, any_space=any_space) if value.strip() else (
+                np.array([], dtype=object), np.zeros((0, 5)))
+        except ValueError:
+            raise InvalidPrediction(f"row {row}: the {what} must be 'label confidence x_min y_min x_max y_max' "
+                                    "groups of numbers after the label") from None
+        if not np.isfinite(values).all():
+            raise InvalidPrediction(f"row {row}: the {what} holds a value that is not a finite number")
+        out.append((labels, values))
+    return out
+
+
+def _pairwise_iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """IoU of one [x_min, y_min, x_max, y_max] box with each row of ``boxes``; 0 where the union is not
+    positive (areas are signed, as the formula gives them for inverted boxes)."""
+    width = np.minimum(box[2], boxes[:, 2]) - np.maximum(box[0], boxes[:, 0])
+    height = np.minimum(box[3], boxes[:, 3]) - np.maximum(box[1], boxes[:, 1])
+    inter = np.where(width > 0, width, 0.0) * np.where(height > 0, height, 0.0)
+    union = (box[2] - box[0]) * (box[3] - box[1]) + (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]) - inter
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(union > 0, inter / np.where(union > 0, union, 1.0), 0.0)
+
+
+def _class_pairs(truth: tuple[np.ndarray, np.ndarray], prediction: tuple[np.ndarray, np.ndarray], cls: str,
+                 iou_threshold: float) -> tuple[list[int], list[float]]:
+    """(is true, score) pairs of one row for one class: the class's predictions by confidence (stable) each
+    take the unmatched true box of highest IoU above the threshold (1, confidence) or none (0, confidence);
+    unmatched true boxes add (1, 0); a row with neither adds (0, 0)."""
+    gts = truth[1][truth[0] == cls, 1:]
+    mine = np.flatnonzero(prediction[0] == cls)
+    scores = prediction[1][mine, 0]
+    matched = np.zeros(len(gts), dtype=bool)
+    ys: list[int] = []
+    ss: list[float] = []
+    for k in np.argsort(-scores, kind="stable"):
+        ious = _pairwise_iou(prediction[1][mine[k], 1:], gts) if len(gts) else np.zeros(0)
+        ok = (ious > max(iou_threshold, 0.0)) & ~matched
+        if ok.any():
+            matched[np.argmax(np.where(ok, ious, -np.inf))] = True
+        ys.append(int(ok.any()))
+        ss.append(float(scores[k]))
+    ys += [1] * int((~matched).sum())
+    ss += [0.0] * int((~matched).sum())
+    return (ys, ss) if ys else ([0], [0.0])
+
+
+@register_metric("siim_map", lower_is_better=False)
+def siim_map(y_true: np.ndarray, y_pred: np.ndarray, iou_threshold: float = 0.5) -> float:
+    """Mean over classes of the average precision of (is true, score) pairs pooled over rows (SIIM COVID-19).
+
+    Cells hold "label confidence x_min y_min x_max y_max" groups separated by whitespace (the answers'
+    confidences are ignored); an empty cell is a row with no predictions. The classes are the labels in
+    the answers (predicted labels outside them are ignored). Per class and row, predictions in decreasing
+    confidence (ties in written order) each take the unmatched true box of highest IoU, if above
+    ``iou_threshold`` (a (1, confidence) pair), else give (0, confidence); each unmatched true box gives
+    (1, 0), and a row with neither boxes nor predictions of the class gives (0, 0). The class's AP is
+    scikit-learn's ``average_precision_score`` of its pairs. A cell that is not such groups of finite
+    numbers raises :class:`InvalidPrediction`.
+    """
+    from sklearn.metrics import average_precision_score
+
+    truths = _labelled_boxes(y_true, True, "answer")
+    predictions = _labelled_boxes(y_pred, True, "prediction")
+    classes = sorted({str(label) for labels, _ in truths for label in labels})
+    aps = []
+    for cls in classes:
+        ys: list[int] = []
+        ss: list[float] = []
+        for truth, prediction in zip(truths, predictions, strict=True):
+            row_ys, row_ss = _class_pairs(truth, prediction, cls, iou_threshold)
+            ys += row_ys
+            ss += row_ss
+        aps.append(average_precision_score(ys, ss))
+    return float(np.mean(aps)) if aps else 0.0
+
+
+def _coco_annotations(cells: np.ndarray, what: str, as_xywh: bool) -> list[dict]:
+    """COCO annotations of each row's "class confidence x_min y_min x_max y_max" groups (image id = row
+    index, annotation ids from 1); classes must be whole numbers."""
+    annotations: list[dict] = []
+    for image, (labels, values) in enumerate(_labelled_boxes(cells, False, what)):
+        try:
+            classes = labels.astype(float)
+        except ValueError:
+            classes = np.array([np.nan])
+        if not (np.isfinite(classes).all() and (classes == np.round(classes)).all()):
+            raise InvalidPrediction(f"row {image + 1}: the {what}'s class ids must be whole numbers")
+        for cls, (score, x1, y1, x2, y2) in zip(classes.astype(int), values, strict=True):
+            box = [x1, y1, x2, y2] if as_xywh else [x1, y1, x2 - x1, y2 - y1]
+            annotations.append({"id": len(annotations) + 1, "image_id": image, "category_id": int(cls),
+                                "bbox": [float(v) for v in box], "area": float((x2 - x1) * (y2 - y1)),
+                                "iscrowd": 0, "ignore": 0, "segmentation": [], "score": float(score)})
+    return annotations
+
+
+@register_metric("coco_map", lower_is_better=False)
+def coco_map(y_true: np.ndarray, y_pred: np.ndarray, iou_thresholds: list[float] | None = None,
+             max_detections: int = 100, boxes_as_xywh: bool = False) -> float:
+    """COCO bounding-box AP (pycocotools' COCOeval, area range "all") at ``iou_thresholds`` (VinBigData).
+
+    Cells hold "class confidence x_min y_min x_max y_max" groups separated by single spaces, ``class`` a
+    whole number (the answers' confidences are ignored); an empty cell is an image with no predictions.
+    Each row is one image; the categories are the classes of the answers (others are ignored); at most
+    ``max_detections`` of the most confident predictions per image and category count. The score is the
+    mean of COCO's 101-point interpolated precision over IoU thresholds and categories. ``boxes_as_xywh``
+    hands each [x_min, y_min, x_max, y_max] to COCO as if it were [x, y, width, height] (MLE-bench's
+    convention; areas stay (x_max - x_min)(y_max - y_min)). Annotations are numbered from 1, as COCO's
+    own loader does (pycocotools reads id 0 as "no match"). Needs ``pycocotools``.
+    """
+    import contextlib
+    import io
+
+    from pycocotools.coco import COCO
+    from pycocotools.cocoeval import COCOeval
+
+    truths = _coco_annotations(y_true, "answer", boxes_as_xywh)
+    predictions = _coco_annotations(y_pred, "prediction", boxes_as_xywh)
+    images = [{"id": i} for i in range(len(np.ravel(y_true)))]
+    categories = [{"id": c, "name": str(c)} for c in sorted({a["category_id"] for a in truths})]
+    with contextlib.redirect_stdout(io.StringIO()):
+        coco_true, coco_pred = COCO(), COCO()
+        coco_true.dataset = {"images": images, "categories": categories, "annotations": truths}
+        coco_pred.dataset = {"images": images, "categories": categories, "annotations": predictions}
+        coco_true.createIndex()
+        coco_pred.createIndex()
+        evaluation = COCOeval(coco_true, coco_pred, "bbox")
+        evaluation.params.imgIds = [image["id"] for image in images]
+        evaluation.params.iouThrs = np.array(iou_thresholds if iou_thresholds is not None else [0.5], dtype=float)
+        evaluation.params.maxDets = [int(max_detections)]
+        evaluation.params.areaRng, evaluation.params.areaRngLbl = [evaluation.params.areaRng[0]], ["all"]
+        evaluation.evaluate()
+        evaluation.accumulate()
+    precision = evaluation.eval["precision"][:, :, :, 0, 0]
+    return float(np.mean(precision[precision > -1])) if (precision > -1).any() else -1.0

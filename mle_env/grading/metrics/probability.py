@@ -1,12 +1,14 @@
-"""Metrics on predicted probabilities: log losses and KL divergence (all lower is better)."""
+"""Metrics on predicted probabilities: log losses (plain, multi-class, weighted per label) and KL divergence
+(all lower is better)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
-from mle_env.grading.metrics.registry import LOG_LOSS_EPS, as_2d, register_metric
+from mle_env.grading.metrics.registry import LOG_LOSS_EPS, answer_column, as_2d, register_metric, text
 
 
 @register_metric("log_loss", lower_is_better=True)
@@ -60,3 +62,32 @@ def kl_divergence(y_true: np.ndarray, y_pred: np.ndarray, *, eps: float = LOG_LO
     terms = np.zeros_like(y)
     terms[nonzero] = y[nonzero] * np.log(y[nonzero] / p[nonzero])
     return float(np.mean(terms.sum(axis=1)))
+
+
+@register_metric("weighted_multilabel_log_loss", lower_is_better=True, needs_answers=True)
+def weighted_multilabel_log_loss(
+    y_true: np.ndarray, y_pred: np.ndarray, *, answers: pd.DataFrame, group_column: str, label_column: str,
+    negative_weights: Mapping[str, float], positive_weights: Mapping[str, float], eps: float = LOG_LOSS_EPS,
+) -> float:
+    """Mean over groups of a weighted binary log loss over the group's rows (rsna-cervical-spine).
+
+    Each row is one (group, label) pair: ``answers[group_column]`` names the group (a study),
+    ``answers[label_column]`` the label it predicts (``patient_overall``, ``C1`` ...). A row's loss is the
+    binary log loss of its probability, clipped to [eps, 1 - eps]; its weight is
+    ``positive_weights[label]`` when the truth is 1, else ``negative_weights[label]``. A group scores
+    sum(weight * loss) / sum(weight), and the metric is the mean over groups.
+    """
+    y = np.ravel(y_true).astype(float)
+    p = np.clip(np.ravel(y_pred).astype(float), eps, 1 - eps)
+    labels = [text(v) for v in answer_column(answers, label_column, "weighted_multilabel_log_loss")]
+    unknown = sorted(set(labels) - (set(negative_weights) & set(positive_weights)))
+    if unknown:
+        raise ValueError(f"labels {unknown[:5]} have no weight in negative_weights and positive_weights")
+    w_neg = np.array([float(negative_weights[v]) for v in labels])
+    w_pos = np.array([float(positive_weights[v]) for v in labels])
+    weights = y * w_pos + (1 - y) * w_neg
+    loss = -(y * np.log(p) + (1 - y) * np.log(1 - p)) * weights
+    groups = answer_column(answers, group_column, "weighted_multilabel_log_loss")
+    frame = pd.DataFrame({"group": groups, "loss": loss, "weight": weights})
+    sums = frame.groupby("group", sort=False)[["loss", "weight"]].sum()
+    return float(np.mean(sums["loss"].to_numpy() / sums["weight"].to_numpy()))

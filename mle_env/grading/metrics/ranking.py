@@ -76,3 +76,26 @@ def kendall_tau_pooled(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     if pairs == 0:
         raise ValueError("kendall_tau_pooled: no row has two items to order")
     return 1 - 4 * inversions / pairs
+
+
+@register_metric("lwlrap", lower_is_better=False)
+def lwlrap(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Label-weighted label-ranking average precision (multi-label tagging).
+
+    ``y_true``: one 0/1 column per class; ``y_pred``: one score per class (higher ranks first). Each true
+    label of a row gets the precision of the row's ranking at that label: the share of true labels among
+    the labels scored at least as high (ties count against it); a row's mean over its true labels is
+    weighted by its number of true labels, so every true label counts once. Rows without a true label are
+    left out. Computed with scikit-learn's ``label_ranking_average_precision_score`` and
+    ``sample_weight`` = the number of true labels, as the competition's own code does; ValueError when
+    no row has a true label.
+    """
+    from sklearn.metrics import label_ranking_average_precision_score
+
+    truth = np.asarray(y_true, dtype=float).reshape(len(y_true), -1) > 0
+    scores = np.asarray(y_pred, dtype=float).reshape(len(y_pred), -1)
+    weights = truth.sum(axis=1)
+    rows = np.flatnonzero(weights > 0)
+    if len(rows) == 0:
+        raise ValueError("lwlrap: no row of the answers has a true label")
+    return label_ranking_average_precision_score(truth[rows], scores[rows], sample_weight=weights[rows])

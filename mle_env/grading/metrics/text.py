@@ -79,3 +79,42 @@ def sequence_edit_rate(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     if tokens == 0:
         raise ValueError("sequence_edit_rate: the answers hold no token")
     return distance / tokens
+
+
+_YES_NO = frozenset({"YES", "NO"})
+
+
+def _nq_answer(token: str, row: int) -> tuple[int, int] | str:
+    """A question-answering prediction or valid answer: "start:end" token offsets (compared as integers)
+    or YES / NO; anything else raises :class:`InvalidPrediction`."""
+    parts = token.split(":")
+    if len(parts) == 2:
+        try:
+            return int(parts[0]), int(parts[1])
+        except ValueError:
+            pass
+    elif token in _YES_NO:
+        return token
+    raise InvalidPrediction(f"row {row}: {token[:40]!r} is not 'start:end' (two integers), YES, NO or empty")
+
+
+@register_metric("nq_answer_accuracy", lower_is_better=False)
+def nq_answer_accuracy(y_true: np.ndarray, y_pred: np.ndarray, *, na_is_empty: bool = False) -> float:
+    """Fraction of rows answered right (Natural Questions style): a row is right when its prediction is
+    given and is one of the row's valid answers, or when it is empty and the row has no valid answer.
+
+    Answer cells hold the valid answers separated by spaces ("start:end" token spans, YES, NO; empty: none).
+    A prediction is one "start:end" span (two integers, compared as numbers), YES, NO, or empty (after
+    stripping spaces); anything else raises :class:`InvalidPrediction`. This is MLE-bench's
+    ``f1_score(average="micro")`` over its per-row 0/1 labels, which equals their accuracy.
+    ``na_is_empty``: a prediction that pandas reads as missing by default (:data:`PANDAS_NA_TEXTS`: "nan",
+    "NA", "None", ...) counts as empty, as in MLE-bench, which reads submissions with pandas.
+    """
+    right = 0
+    cells = zip(np.ravel(y_true), np.ravel(y_pred), strict=True)
+    for row, (actual_cell, predicted_cell) in enumerate(cells, 1):
+        valid = {_nq_answer(token, row) for token in text(actual_cell).split()}
+        raw = text(predicted_cell)
+        predicted = "" if na_is_empty and raw in PANDAS_NA_TEXTS else raw.strip()
+        right += (_nq_answer(predicted, row) in valid) if predicted else not valid
+    return right / len(np.ravel(y_true))

@@ -1,0 +1,157 @@
+"""The detection group's metrics (siim_map, coco_map) on hand-computed cases, and the grading quirks of
+siim-covid19-detection and vinbigdata-chest-xray-abnormalities-detection."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mle_env.competition.registry import get_spec
+from mle_env.grading.metrics import InvalidPrediction, coco_map, lyft_3d_map, siim_map
+from mle_env.grading.metrics.detection import _groups
+
+SIIM = "siim-covid19-detection"
+VIN = "vinbigdata-chest-xray-abnormalities-detection"
+LYFT = "3d-object-detection-for-autonomous-vehicles"
+VIN_PARAMS = get_spec(VIN).metric.params
+LYFT_PARAMS = get_spec(LYFT).metric.params
+
+
+def cells(*values: str) -> np.ndarray:
+    return np.array(values, dtype=object)
+
+
+def test_group_parser_reads_the_label_at_any_position() -> None:
+    labels, values = _groups("1.0 2 3 car 0.5 4 5 bus", 4, label_at=3)
+    assert list(labels) == ["car", "bus"] and values.tolist() == [[1, 2, 3], [0.5, 4, 5]]
+    labels, values = _groups("  a 1 2\tb 3 4 ", 3, any_space=True)
+    assert list(labels) == ["a", "b"] and values.tolist() == [[1, 2], [3, 4]]
+    with pytest.raises(ValueError):
+        _groups("a 1 2 b 3", 3)
+
+
+# --- siim_map ----------------------------------------------------------------------------------------
+def test_siim_map_pools_pairs_per_answer_class() -> None:
+    truth = cells("negative 1 0 0 1 1", "opacity 1 0 0 10 10")
+    prediction = cells("negative 0.9 0 0 1 1 typical 0.8 0 0 1 1", "opacity 0.6 0 0 10 10 opacity 0.7 50 50 60 60")
+    # negative: (1, .9) and the image row's (0, 0): AP 1. opacity: the study row's (0, 0), then the
+    # unmatched (0, .7) ranked above the match (1, .6): AP 0.5. typical is not a class of the answers.
+    assert siim_map(truth, prediction, iou_threshold=0.5) == pytest.approx(0.75)
+
+
+def test_siim_map_counts_a_missed_box_as_recalled_at_score_zero() -> None:
+    truth = cells("negative 1 0 0 1 1", "opacity 1 0 0 10 10 opacity 1 20 20 30 30")
+    prediction = cells("negative 1 0 0 1 1", "opacity 0.9 0 0 10 10")
+    # opacity pairs (0, 0), (1, .9), (1, 0): AP = 1 x 1/2 + 2/3 x 1/2
+    assert siim_map(truth, prediction, iou_threshold=0.5) == pytest.approx((1 + (0.5 + 1 / 3)) / 2)
+
+
+def test_siim_map_matches_the_best_unmatched_box_above_the_threshold() -> None:
+    truth = cells("opacity 1 0 0 10 10 opacity 1 4 0 14 10")
+    # the first prediction overlaps the second box most (IoU 1) and takes it; the second then takes the first
+    assert siim_map(truth, cells("opacity 0.9 4 0 14 10 opacity 0.8 3 0 13 10"), iou_threshold=0.5) == 1.0
+    # an IoU of exactly the threshold is no match (10x10 against 10x5 inside it: IoU 0.5): opacity pairs
+    # (0, .9), (1, 0), (0, 0) give AP 1/3; none is found (AP 1)
+    assert siim_map(cells("opacity 1 0 0 10 10", "none 1 0 0 1 1"), cells("opacity 0.9 0 0 10 5", "none 1 0 0 1 1"),
+                    iou_threshold=0.5) == pytest.approx((1 / 3 + 1) / 2)
+
+
+def test_siim_map_reads_an_empty_cell_as_no_predictions() -> None:
+    truth = cells("negative 1 0 0 1 1", "none 1 0 0 1 1")
+    assert siim_map(truth, cells("negative 1 0 0 1 1", ""), iou_threshold=0.5) == siim_map(
+        truth, cells("negative 1 0 0 1 1", " "), iou_threshold=0.5)
+
+
+@pytest.mark.parametrize("cell", ["negative 1 0 0 1", "negative high 0 0 1 1", "negative nan 0 0 1 1",
+                                  "opacity 1 0 0 inf 1"])
+def test_siim_map_rejects_malformed_predictions(cell: str) -> None:
+    with pytest.raises(InvalidPrediction, match="row 2"):
+        siim_map(cells("negative 1 0 0 1 1", "none 1 0 0 1 1"), cells("negative 1 0 0 1 1", cell), iou_threshold=0.5)
+
+
+# --- coco_map ----------------------------------------------------------------------------------------
+def test_coco_map_perfect_and_half_found() -> None:
+    truth = cells("3 1.0 10 10 50 50", "3 1.0 60 60 90 90 14 1.0 0 0 1 1")
+    assert coco_map(truth, truth, **VIN_PARAMS) == pytest.approx(1.0)
+    # class 3: one of two boxes found at precision 1 (51 of 101 recall points); class 14 found
+    half = coco_map(truth, cells("3 0.9 10 10 50 50", "14 0.5 0 0 1 1"), **VIN_PARAMS)
+    assert half == pytest.approx((51 / 101 + 1) / 2, abs=1e-9)
+
+
+def test_coco_map_numbers_boxes_from_one() -> None:
+    # one true box and its exact prediction: numbered from 0, pycocotools would count it as a false positive
+    assert coco_map(cells("0 1.0 5 5 20 20"), cells("0 0.3 5 5 20 20"), **VIN_PARAMS) == pytest.approx(1.0)
+
+
+def test_coco_map_hands_corners_to_coco_as_width_and_height() -> None:
+    truth, prediction = cells("3 1.0 100 100 110 110"), cells("3 0.9 104 104 114 114")
+    # as corners the 10x10 boxes overlap 36 / 164 (IoU 0.22, no match); as x, y, w, h boxes of 110 and 114
+    # pixels from (100, 100) and (104, 104) they overlap 106^2 / 13,860 (IoU 0.81)
+    assert coco_map(truth, prediction, **VIN_PARAMS) == pytest.approx(1.0)
+    assert coco_map(truth, prediction, **{**VIN_PARAMS, "boxes_as_xywh": False}) == 0.0
+
+
+def test_coco_map_ignores_classes_absent_from_the_answers_and_empty_cells() -> None:
+    truth = cells("3 1.0 10 10 50 50", "14 1.0 0 0 1 1")
+    extra_class = cells("3 0.9 10 10 50 50 7 0.99 0 0 5 5", "14 0.5 0 0 1 1")
+    assert coco_map(truth, extra_class, **VIN_PARAMS) == pytest.approx(1.0)
+    assert coco_map(truth, cells("3 0.9 10 10 50 50", ""), **VIN_PARAMS) == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("cell", ["3.7 0.9 10 10 50 50", "3 0.9 10 10 50", "3 0.9 10 10 50 nan", "3  0.9 1 1 5 5"])
+def test_coco_map_rejects_malformed_predictions(cell: str) -> None:
+    with pytest.raises(InvalidPrediction, match="row 1"):
+        coco_map(cells("3 1.0 10 10 50 50"), cells(cell), **VIN_PARAMS)
+
+
+# --- lyft_3d_map -------------------------------------------------------------------------------------
+CAR = "0 0 0 2 4 2 0 car"  # x y z width length height yaw class: footprint x in [-2, 2], y in [-1, 1]
+
+
+def lyft(truth: list[str], prediction: list[str]) -> float:
+    return lyft_3d_map(cells(*truth), cells(*prediction), **LYFT_PARAMS)
+
+
+def test_lyft_iou_is_footprint_overlap_times_height_overlap_over_the_union() -> None:
+    assert lyft([f"1.0 {CAR}"], [f"0.5 {CAR}"]) == pytest.approx(1.0)
+    # moved 1 m along x: overlap 3 x 2 x 2 = 12 of 16 + 16 - 12: IoU 0.6, above 0.5 and 0.55 only
+    assert lyft([f"1.0 {CAR}"], ["0.5 1 0 0 2 4 2 0 car"]) == pytest.approx(0.2)
+    # turned by 90 degrees: footprints overlap on 2 x 2, IoU 8 / 24
+    assert lyft([f"1.0 {CAR}"], [f"0.5 0 0 0 2 4 2 {np.pi / 2} car"]) == 0.0
+    # half as tall, same footprint: IoU 8 / 16 = 0.5 is not above 0.5
+    assert lyft([f"1.0 {CAR}"], ["0.5 0 0 0.5 2 4 1 0 car"]) == 0.0
+
+
+def test_lyft_a_prediction_whose_best_box_is_taken_is_a_miss() -> None:
+    far = "50 0 0 2 4 2 0 car"
+    # the second prediction's best box (IoU 0.6) is already taken: a miss, though the far box is free
+    score = lyft([f"1.0 {CAR} 1.0 {far}"], [f"0.9 {CAR} 0.8 1 0 0 2 4 2 0 car"])
+    assert score == pytest.approx(0.5)  # recall 1/2 at precision 1, at every threshold
+
+
+def test_lyft_averages_samples_and_ignores_classes_absent_from_a_sample() -> None:
+    truth = [f"1.0 {CAR}", f"1.0 {CAR} 1.0 5 5 0 1 1 2 0 pedestrian"]
+    assert lyft(truth, [f"0.5 {CAR} 0.4 9 9 0 1 1 1 0 bus", ""]) == pytest.approx(0.5)
+    # sample 2: car found, pedestrian not (0): its mAP is 1/2
+    assert lyft(truth, [f"0.5 {CAR}", f"0.5 {CAR}"]) == pytest.approx(0.75)
+
+
+@pytest.mark.parametrize("cell", ["0.5 0 0 0 2 4 2 car", "0.5 0 0 0 0 4 2 0 car", "nan 0 0 0 2 4 2 0 car",
+                                  "0.5 0 0 0 2 4 2 0 car  "])
+def test_lyft_rejects_malformed_predictions(cell: str) -> None:
+    with pytest.raises(InvalidPrediction, match="row 1"):
+        lyft([f"1.0 {CAR}"], [cell])
+
+
+# --- the competitions' specs -----------------------------------------------------------------------
+def test_specs_name_every_parameter_and_the_quirks() -> None:
+    assert get_spec(SIIM).metric.params == {"iou_threshold": 0.5}
+    assert VIN_PARAMS == {"iou_thresholds": [0.4], "max_detections": 100, "boxes_as_xywh": True}
+    assert get_spec(VIN).submission.answers == "gold_submission.csv"
+    assert [r.module for r in get_spec(VIN).requires] == ["pycocotools"]
+    vin_issues = " ".join(i.summary for i in get_spec(VIN).known_issues)
+    assert "id 0" in vin_issues and "[x, y, width, height]" in vin_issues and "NumPy" in vin_issues
+    assert "(0, 0) pair" in " ".join(i.summary for i in get_spec(SIIM).known_issues)
+    assert LYFT_PARAMS == {"iou_thresholds": [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95]}
+    assert [r.module for r in get_spec(LYFT).requires] == ["shapely"]
+    assert "map.json" in " ".join(i.summary for i in get_spec(LYFT).known_issues)
