@@ -151,7 +151,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     for row in cells:
         _table_row(table, row["id"], *(row[k] for k in _LIST_FIELDS))
     out = console()
-    if fits(out, table):
+    # every id, split and metric whole: a long id can squeeze the other columns to nothing without any "…"
+    if fits(out, table, whole=[row[k] for row in cells for k in ("id", "split", "metric")]):
         out.print(table)
     else:  # too narrow for eight columns: one competition per record, every value whole
         out.print(title, style="bold italic")

@@ -278,6 +278,8 @@ def _fetch(
             raw = src.fetch(paths.raw)
         except SourceUnavailable as e:
             reasons.append(f"{src.type}: {e}")
+            if src.fills_cache and not manual and [p.name for p in paths.raw.iterdir()] == [RAW_PARTIAL]:
+                shutil.rmtree(paths.raw, ignore_errors=True)  # nothing fetched: leave no trace in the cache
             continue
         except (KeyboardInterrupt, SystemExit):
             raise  # interrupted: what was fetched stays, and the next prepare goes on from there
