@@ -224,16 +224,16 @@ def _thresholds(spec: CompetitionSpec) -> dict[str, float] | None:
     return {"gold": t.gold, "silver": t.silver, "bronze": t.bronze, "median": t.median, "teams": t.n_teams}
 
 
-def _prepare_one(cid: str, options: dict[str, Any], log: Any = None) -> dict[str, Any]:
+def _prepare_one(cid: str, options: dict[str, Any], log: Any = None, print_progress: bool = False
+                 ) -> dict[str, Any]:
     """One competition's prepare as `mle-env prepare` reports it: the result, or why it failed (never raises:
-    one broken competition must not stop a split's prepare). ``log``: a progress callback (none in a worker
-    process of --jobs, whose lines are printed as they come)."""
+    one broken competition must not stop a split's prepare). ``log``: a progress callback; in a worker
+    process of --jobs, which has none, ``print_progress`` prints the lines as they come."""
     from mle_env.prepare.runner import prepare
 
-    if log is None and options.get("worker"):
+    if log is None and print_progress:
         def log(line: str) -> None:
             print(terminal_safe(f"{cid}: {line}"), flush=True)
-    options = {k: v for k, v in options.items() if k != "worker"}
     try:
         return prepare(cid, log=log, **options).to_dict()
     except MleEnvError as e:
@@ -251,9 +251,8 @@ def _prepare_all(ids: list[str], options: dict[str, Any], jobs: int, out: Any) -
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    quiet = {**options, "worker": out is not None}
     with ProcessPoolExecutor(max_workers=min(jobs, len(ids)), mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = [pool.submit(_prepare_one, cid, quiet) for cid in ids]
+        futures = [pool.submit(_prepare_one, cid, options, None, out is not None) for cid in ids]
         try:
             return [f.result() for f in futures]
         except BaseException:

@@ -448,16 +448,16 @@ def url_files(sources: list[Source], raw: Path) -> dict[str, Path]:
     return {s.filename: s.fetch(raw) for s in sources if isinstance(s, UrlSource)}
 
 
-def extract_archive(archive: Path, dest: Path) -> int:
+def extract_archive(archive: Path, dest: Path) -> int | None:
     """Extract a zip, tar or 7z archive into ``dest``, refusing members that would land outside it. Resumable:
     a zip or tar member already in ``dest`` at its full size is kept (an interrupted prepare goes on where it
-    stopped); returns the number of files extracted this time."""
+    stopped); returns the number of files extracted this time (None for 7z, always extracted whole)."""
     from mle_env.archives import extract_7z, is_7z
 
     dest = Path(dest)
     if is_7z(archive):
         extract_7z(archive, dest)
-        return -1
+        return None
     extracted = 0
     try:
         if zipfile.is_zipfile(archive):

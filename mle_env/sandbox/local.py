@@ -153,19 +153,12 @@ class LocalSandbox(Sandbox):
         os.close(info_w)
         self.init_pid = _read_child_pid(info_r)
         if self.init_pid is None:
-            self.process.wait(10)
-            stderr = self.process.stderr.read().decode("utf-8", "replace").strip() if self.process.stderr else ""
-            raise SandboxUnavailable(f"bubblewrap did not start the sandbox: {stderr[-800:] or 'no output'}; "
+            raise SandboxUnavailable(f"bubblewrap did not start the sandbox: {self._exit_message() or 'no output'}; "
                                      + _INSTALL_HINT)
         try:
             self._start_worker(home, tmp, cgroup_files)
         except FileNotFoundError as e:  # the init is gone already: bubblewrap failed after forking it
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                pass
-            stderr = self.process.stderr.read().decode("utf-8", "replace").strip() if self.process.stderr else ""
-            raise SandboxUnavailable(f"the sandbox's init exited at start: {stderr[-800:] or e}") from e
+            raise SandboxUnavailable(f"the sandbox's init exited at start: {self._exit_message() or e}") from e
         return SandboxInfo(
             kind=self.kind, workdir=WORKDIR, cpus=self.limits.cpus or float(os.cpu_count() or 1),
             memory_bytes=self.limits.memory or host_memory(), gpus=_gpu_ids(self.limits.gpus),
@@ -173,6 +166,16 @@ class LocalSandbox(Sandbox):
             extra={"isolation": "bubblewrap", "limits": dict(self.enforced), "base": str(self.base),
                    **({"fork_skipped": self.fork_skipped[:20]} if self.fork_skipped else {})},
         )
+
+    def _exit_message(self) -> str:
+        """The last of what bubblewrap wrote to stderr, once it exited (it is given 10 s)."""
+        assert self.process is not None
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            pass
+        stderr = self.process.stderr.read().decode("utf-8", "replace").strip() if self.process.stderr else ""
+        return stderr[-800:]
 
     def _binds(self, home: Path, tmp: Path, etc: Path) -> list[tuple[str, str, str]]:
         """(kind, source, destination) for every path the sandbox sees, in mount order: the workspace's /tmp

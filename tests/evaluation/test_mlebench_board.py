@@ -125,7 +125,9 @@ def test_reports_in_mlebench_s_layout_read_back_to_the_same_numbers(tmp_path: Pa
     paths = write_mlebench_reports(records, tmp_path, "my-agent")
     assert len(paths) == 3 and all(p.parent.parent == tmp_path / "runs" for p in paths)
     assert [p.parent.name.rsplit("_", 1)[1] for p in paths] == ["seed0000", "seed0001", "seed0002"]
-    assert all(p.name.endswith("_grading_report.json") and p.parent.name.endswith(p.parent.name[-8:])
+    # <timestamp>_grading_report.json inside <timestamp>_run-group_<experiment>_seed<N>
+    assert all(p.name.endswith("_grading_report.json")
+               and p.parent.name.startswith(p.name.removesuffix("_grading_report.json") + "_run-group_my-agent_")
                for p in paths)
     with open(tmp_path / "runs" / "run_group_experiments.csv", newline="") as f:
         assert list(csv.reader(f)) == [["experiment_id", "run_group"]] + [["my-agent", p.parent.name] for p in paths]

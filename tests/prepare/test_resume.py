@@ -122,7 +122,7 @@ def test_a_finished_kaggle_download_is_not_fetched_again(home: Path, tmp_path: P
     monkeypatch.setattr(sources, "kaggle_api", lambda slug=None: fake)
     real = sources.extract_archive
 
-    def stop(archive: Path, dest: Path) -> int:
+    def stop(archive: Path, dest: Path) -> int | None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(sources, "extract_archive", stop)
