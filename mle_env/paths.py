@@ -40,6 +40,12 @@ def home() -> Path:
     return Path(value).expanduser() if value else Path.home() / ".cache" / "mle-env"
 
 
+def user_competitions() -> Path:
+    """Where ``mle-env new`` writes competitions by default (``<home>/competitions``); the registry reads
+    every competition folder there."""
+    return home() / "competitions"
+
+
 class CompetitionPaths:
     """The cache paths of one competition (nothing is created or checked here)."""
 

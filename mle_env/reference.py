@@ -34,17 +34,18 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from mle_env import reference_population
 from mle_env.competition.registry import get_spec
 from mle_env.competition.spec import CompetitionSpec
 from mle_env.errors import MleEnvError
 from mle_env.grading.grader import Grader
 from mle_env.prepare.runner import prepare
+from mle_env.reference_solution import ReferenceSolution
 
 SUBMISSION_DATE = "2026-11-30 00:00:00"  # fixed so that rebuilds are byte-identical
 VERSIONS_FILE = "reference-versions.json"
@@ -52,26 +53,13 @@ VERSIONS_FILE = "reference-versions.json"
 SCORE_LIBRARIES = ("numpy", "scipy", "pandas", "scikit-learn")
 
 
-@dataclass(frozen=True)
-class ReferenceSolution:
-    """One member of the population: a name and ``predict(public_dir) -> submission DataFrame``."""
-
-    name: str
-    predict: Callable[[Path], pd.DataFrame]
-
-
-def subsample(frame: pd.DataFrame, fraction: float, seed: int = 0) -> pd.DataFrame:
-    """A seeded random ``fraction`` of the rows (at least 20), used to vary solution strength."""
-    n = max(20, int(round(len(frame) * fraction)))
-    if n >= len(frame):
-        return frame
-    return frame.iloc[np.random.default_rng(seed).permutation(len(frame))[:n]]
-
-
 def load_solutions(competition: str) -> list[ReferenceSolution]:
-    """The population from the competition folder's reference.py."""
+    """The population from the competition folder's reference.py; a ``table_split`` practice competition
+    without one gets the shared population (:mod:`mle_env.reference_population`)."""
     spec = get_spec(competition)
     path = spec.folder / "reference.py"
+    if not path.is_file() and spec.prepare.helper == "table_split" and spec.split == "practice":
+        return reference_population.solutions(spec)
     if not path.is_file():
         raise MleEnvError(f"{spec.id} has no reference.py; only practice competitions have reference solutions")
     module_spec = importlib.util.spec_from_file_location(f"mle_env_reference_{spec.id.replace('-', '_')}", path)

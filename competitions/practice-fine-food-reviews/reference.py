@@ -15,7 +15,7 @@ from sklearn.linear_model import LogisticRegression, RidgeClassifier, SGDClassif
 from sklearn.naive_bayes import ComplementNB, MultinomialNB
 from sklearn.pipeline import make_pipeline, make_union
 
-from mle_env.reference import ReferenceSolution, subsample
+from mle_env.reference_solution import ReferenceSolution, subsample
 
 FRACTIONS = (0.1, 0.2, 0.35, 0.5, 0.75, 1.0)
 

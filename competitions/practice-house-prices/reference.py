@@ -18,7 +18,7 @@ from sklearn.neighbors import KNeighborsRegressor
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 
-from mle_env.reference import ReferenceSolution, subsample
+from mle_env.reference_solution import ReferenceSolution, subsample
 
 FRACTIONS = (0.1, 0.2, 0.35, 0.5, 0.75, 1.0)
 

@@ -30,7 +30,9 @@ from mle_env.prepare.dev import dev_support
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("list", help="list competitions")
-    p.add_argument("--split", choices=SPLITS, help="only this split")
+    p.add_argument("--split", metavar="SET",
+                   help="only this split or set: lite, medium, high, dev, practice, all (the 75), practice-train, "
+                        "practice-eval, practice-<domain> (e.g. practice-text)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=cmd_list)
 
@@ -120,6 +122,8 @@ def _row(spec: CompetitionSpec) -> dict[str, Any]:
         "id": spec.id,
         "domain": spec.domain,
         "split": spec.split,
+        "partition": spec.partition,  # practice only: practice-train or practice-eval
+        "license": spec.license,
         "metric": spec.metric.name,
         "lower_is_better": spec.metric.lower_is_better,
         "size_gb": spec.hints.raw_size_gb,
@@ -134,7 +138,15 @@ def _row(spec: CompetitionSpec) -> dict[str, Any]:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    rows = [_row(s) for s in registry().specs(args.split)]
+    from mle_env.competition.registry import task_set, task_sets
+
+    if args.split is None:
+        specs = registry().specs()
+    elif (members := task_set(args.split)) is not None:
+        specs = [get_spec(cid) for cid in members]
+    else:
+        raise MleEnvError(f"--split {args.split} is no split or set; use one of {', '.join(task_sets())}")
+    rows = [_row(s) for s in specs]
     if args.json:
         _print_json(rows)
         return 0
@@ -169,7 +181,7 @@ _LIST_FIELDS = ("domain", "split", "metric", "raw size", "prepared", "dev split"
 def _list_cells(r: dict[str, Any]) -> dict[str, str]:
     """The texts `mle-env list` shows of a competition's row (see _row), by column name."""
     return {
-        "id": r["id"], "domain": r["domain"], "split": r["split"],
+        "id": r["id"], "domain": r["domain"], "split": r["split"] + (f" {r['partition']}" if r["partition"] else ""),
         "metric": f"{r['metric']} {'↓' if r['lower_is_better'] else '↑'}",
         "raw size": "" if r["size_gb"] is None else f"{r['size_gb']:g} GB",
         "prepared": "yes" if r["prepared"] else "no", "dev split": "yes" if r["dev_split"] else "no",

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from mle_env import __version__
 
-_COMMAND_MODULES = ("competitions", "doctor", "episodes", "evaluation", "audit", "sandboxes", "show", "serve",
+_COMMAND_MODULES = ("competitions", "new", "doctor", "episodes", "evaluation", "audit", "sandboxes", "show", "serve",
                     "trajectories", "view")
 
 

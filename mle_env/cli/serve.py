@@ -21,8 +21,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                    "characters; default: $MLE_ENV_SERVE_TOKEN, else a random one, printed). "
                                    "Other users of this machine can read a command line: prefer the variable")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    p.add_argument("--competition", help="competition of resets that name none (id or alias; default: every "
-                                         "reset must name one)")
+    p.add_argument("--competition", help="competition of resets that name none (id or alias, or a set such as "
+                                         "practice-eval, taken by seed); default: every reset must name one")
     p.add_argument("--max-sessions", type=int, default=8, help="sessions (sandboxes) open at once (default 8)")
     p.add_argument("--idle-timeout", type=float, default=3600.0,
                    help="close a session after this many seconds without a reset or step (default 3600; 0: never)")

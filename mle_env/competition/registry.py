@@ -1,11 +1,12 @@
 """The competition registry: every known competition by id, resolved from ids and aliases.
 
-Competitions come from three places, in this order:
+Competitions come from four places, in this order:
 
 1. the folders shipped in the package (``mle_env.competitions``);
-2. folders named in ``$MLE_ENV_COMPETITIONS`` (``os.pathsep``-separated); each is a competition folder
+2. the competition folders in ``<MLE_ENV_HOME>/competitions`` (where ``mle-env new`` writes them);
+3. folders named in ``$MLE_ENV_COMPETITIONS`` (``os.pathsep``-separated); each is a competition folder
    (it holds competition.toml) or a folder of competition folders;
-3. folders added at run time with :func:`register_competition`.
+4. folders added at run time with :func:`register_competition`.
 
 Only folder names and TOML headers are read to list ids of the first two; a spec is fully loaded and
 validated the first time it is asked for. :func:`register_competition` validates at once. Two
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from mle_env.competition.spec import SPEC_FILE, CompetitionSpec, CompetitionSpecErrors, load_spec
 from mle_env.errors import CompetitionSpecError, MleEnvError, RegistrationError, UnknownCompetition
-from mle_env.paths import EXTRA_COMPETITIONS_ENV
+from mle_env.paths import EXTRA_COMPETITIONS_ENV, user_competitions
 
 
 def builtin_folder() -> Path:
@@ -155,11 +156,14 @@ _REGISTRY: Registry | None = None
 
 
 def registry() -> Registry:
-    """The process-wide registry, built on first use from the package and ``$MLE_ENV_COMPETITIONS``."""
+    """The process-wide registry, built on first use from the package, ``<MLE_ENV_HOME>/competitions`` and
+    ``$MLE_ENV_COMPETITIONS``."""
     global _REGISTRY
     if _REGISTRY is None:
         reg = Registry()
         reg.add_root(builtin_folder())
+        if user_competitions().is_dir():  # what mle-env new wrote
+            reg.add_user_root(user_competitions())
         for entry in os.environ.get(EXTRA_COMPETITIONS_ENV, "").split(os.pathsep):
             if entry.strip():
                 reg.add_user_root(Path(entry.strip()))
@@ -223,22 +227,56 @@ def list_competitions(split: str | None = None) -> list[str]:
     return [spec.id for spec in registry().specs(split)]
 
 
+#: the sets of practice competitions besides the split itself: the fixed partition and one per domain
+PRACTICE_PARTITIONS = ("practice-train", "practice-eval")
+#: MLE-bench's 75, as ``all`` names them
+MLEBENCH_SPLITS = ("lite", "medium", "high")
+
+
+def task_set(name: str) -> list[str] | None:
+    """The ids a set name stands for, sorted; None when ``name`` is no set. Sets: the splits (lite, medium,
+    high, dev, practice), ``all`` (MLE-bench's 75: lite, medium and high), ``practice-train`` and
+    ``practice-eval`` (the practice pool's fixed partition) and ``practice-<domain>`` (the practice
+    competitions of one domain: practice-tabular, practice-text, practice-image, practice-time-series...)."""
+    from mle_env.competition.spec import SPLITS
+
+    if name in SPLITS:
+        return list_competitions(name)
+    if name == "all":
+        return sorted(cid for split in MLEBENCH_SPLITS for cid in list_competitions(split))
+    if not name.startswith("practice-") or name in registry().ids():
+        return None
+    practice = registry().specs("practice")
+    if name in PRACTICE_PARTITIONS:
+        return sorted(s.id for s in practice if s.partition == name.removeprefix("practice-"))
+    domain = sorted(s.id for s in practice if s.domain == name.removeprefix("practice-"))
+    return domain or None
+
+
+def task_sets() -> dict[str, int]:
+    """Every set name with the number of competitions in it (for ``mle-env list`` and error messages)."""
+    from mle_env.competition.spec import SPLITS
+
+    practice = registry().specs("practice")
+    names = [*SPLITS, "all", *PRACTICE_PARTITIONS, *sorted({f"practice-{s.domain}" for s in practice})]
+    return {name: len(task_set(name) or []) for name in names}
+
+
 def select_competitions(names: list[str]) -> list[str]:
-    """Competition ids from ids, aliases, split names (lite, medium, high, dev, practice) and ``@FILE`` (a file
-    with one id or alias per line, # comments allowed); in order, without repeats.
+    """Competition ids from ids, aliases, set names (:func:`task_set`: lite, medium, high, dev, practice,
+    all, practice-train, practice-eval, practice-<domain>) and ``@FILE`` (a file with one id or alias per
+    line, # comments allowed); in order, without repeats.
 
     Raises:
         UnknownCompetition: a name is none of these.
     """
-    from mle_env.competition.spec import SPLITS
-
     ids: list[str] = []
     for name in names:
         if name.startswith("@"):
             lines = Path(name[1:]).read_text().splitlines()
             found = select_competitions([ln.split("#")[0].strip() for ln in lines if ln.split("#")[0].strip()])
-        elif name in SPLITS:
-            found = list_competitions(name)
+        elif (members := task_set(name)) is not None:
+            found = members
         else:
             found = [registry().resolve(name)]
         ids += [cid for cid in found if cid not in ids]

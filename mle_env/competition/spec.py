@@ -31,7 +31,7 @@ SPEC_FILE = "competition.toml"
 Split = Literal["lite", "medium", "high", "dev", "practice"]
 SPLITS: tuple[str, ...] = ("lite", "medium", "high", "dev", "practice")
 #: the shared prepare recipes a spec may name as ``prepare.helper`` (mle_env.prepare.helpers.HELPERS runs them)
-PREPARE_HELPERS: tuple[str, ...] = ("split_csv", "text_normalization")
+PREPARE_HELPERS: tuple[str, ...] = ("split_csv", "text_normalization", "table_split")
 
 
 @dataclass(frozen=True)
@@ -171,6 +171,10 @@ class CompetitionSpec:
     known_issues: tuple[KnownIssue, ...] = ()
     expected_checksums: dict[str, str] = field(default_factory=dict)
     requires: tuple[Requirement, ...] = ()
+    #: the data's licence (practice competitions)
+    license: str | None = None
+    #: practice competitions: "train" or "eval", the fixed half of the pool (sets practice-train, practice-eval)
+    partition: str | None = None
 
     @property
     def gym_id(self) -> str:
@@ -348,6 +352,8 @@ def load_spec(folder: Path) -> CompetitionSpec:
         known_issues=tuple(KnownIssue(**k) for k in doc.get("known_issues", ())),
         expected_checksums=dict(doc.get("expected_checksums", {})),
         requires=tuple(Requirement(**r) for r in doc.get("requires", ())),
+        license=doc.get("license"),
+        partition=doc.get("partition"),
         folder=folder,
     )
     return spec
@@ -385,6 +391,8 @@ def _semantic_errors(doc: dict[str, Any], folder: Path, path: Path) -> list[Comp
 
         if name not in METRICS:
             problem("metric.name", f"unknown metric '{name}'{suggest(name)}")
+    if "partition" in doc and doc.get("split") != "practice":
+        problem("partition", "only practice competitions belong to practice-train or practice-eval")
     if section("leaderboard").get("source") == "bundled" and doc.get("split", "practice") != "practice":
         problem("leaderboard.source", "only practice competitions ship a leaderboard; Kaggle ones use 'kaggle'")
     if sub.get("kind") == "label" and "allowed_values" not in sub:

@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import mle_env
-from mle_env.competition.registry import get_spec
+from mle_env.competition.registry import get_spec, select_competitions
 from mle_env.config import EnvConfig
 from mle_env.errors import ConfigError
 from mle_env.text_interface import SYSTEM_PROMPT, render_result, render_task
@@ -234,16 +234,18 @@ def mle_reward(completions: Sequence[Any], environments: Sequence[Any] | None = 
     return rewards
 
 
-def make_dataset(competitions: Iterable[str], seeds: Iterable[int] = (0,), *, system_prompt: str = TOOLS_SYSTEM_PROMPT,
-                 user_prompt: str = DEFAULT_USER_PROMPT) -> Any:
+def make_dataset(competitions: str | Iterable[str], seeds: Iterable[int] = (0,), *,
+                 system_prompt: str = TOOLS_SYSTEM_PROMPT, user_prompt: str = DEFAULT_USER_PROMPT) -> Any:
     """A ``datasets.Dataset`` of conversational prompts, one row per (competition, seed), with the columns
     ``prompt``, ``competition`` and ``seed`` that :meth:`MLEToolEnv.reset` reads; the task text is appended
-    to the user message at reset."""
+    to the user message at reset. ``competitions``: ids, aliases or sets (``practice-train``,
+    ``practice-eval``, ``practice-tabular``...; see :func:`mle_env.competition.registry.task_set`)."""
     from datasets import Dataset
 
     seeds = list(seeds)
+    ids = select_competitions([competitions] if isinstance(competitions, str) else list(competitions))
     rows = [{"prompt": [{"role": "system", "content": system_prompt}, {"role": "user", "content": user_prompt}],
-             "competition": get_spec(cid).id, "seed": int(seed)} for cid in competitions for seed in seeds]
+             "competition": cid, "seed": int(seed)} for cid in ids for seed in seeds]
     if not rows:
         raise ValueError("make_dataset needs at least one competition and one seed")
     return Dataset.from_list(rows)

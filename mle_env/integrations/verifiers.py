@@ -56,7 +56,7 @@ from typing import Any, Self
 from pydantic import Field, ValidationError, model_validator
 
 import mle_env
-from mle_env.competition.registry import get_spec
+from mle_env.competition.registry import select_competitions
 from mle_env.config import EnvConfig, show
 from mle_env.errors import ConfigError, MleEnvError, PrerequisiteError
 from mle_env.observation import to_jsonable
@@ -148,7 +148,7 @@ def check_options(competitions: Any, seeds: Any, sandbox: Any, reward: Any, max_
         raise ConfigError(f"reward must be the name of an mle-env reward mode; got {show(reward)}")
     options = _make_options(sandbox, reward, max_turns, make_options)
     EnvConfig.from_options(options)
-    ids = [get_spec(name).id for name in names]
+    ids = [cid for name in names for cid in select_competitions([name])]  # ids, aliases and sets (practice-eval)
     if len(set(ids)) != len(ids):
         raise ConfigError(f"competitions must be distinct; {show(names)} name the same one twice")
     for cid in ids if make_envs else ():
@@ -418,7 +418,7 @@ def load_environment(competitions: str | Iterable[str] = DEFAULT_COMPETITIONS, s
     """A verifiers environment with one row per (competition, seed) (see the module docstring).
 
     Args:
-        competitions: competition ids or aliases.
+        competitions: competition ids, aliases or sets (practice-train, practice-eval, practice-tabular...).
         seeds: the seeds each competition's episode is reset with.
         sandbox: mle-env's sandbox (``auto``, ``docker``, ``local``, ``unisolated``).
         reward: mle-env's reward mode: the episode's return is the rollout's reward.

@@ -13,7 +13,8 @@ still be packed as Kaggle ships them (``train.csv.zip``, ``train.zip`` holding `
 Whole recipes (``HELPERS``): ``split_csv`` covers one labelled CSV split into train and test, with one
 or several target columns, one-hot answers for multi-class labels, one file per row (images, clips)
 placed into folders or flat zips, and extra raw files copied along; ``text_normalization`` is the recipe
-of Kaggle's two text-normalization challenges.
+of Kaggle's two text-normalization challenges; ``table_split`` is the recipe of competitions made with
+``mle-env new`` (:mod:`mle_env.prepare.table_split`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import pandas as pd
 from mle_env.competition.spec import CompetitionSpec
 from mle_env.errors import PrepareError, PrerequisiteError
 from mle_env.prepare import samples
+from mle_env.prepare.table_split import table_split
 from mle_env.prepare.tables import CsvAppender, read_csv, split  # also for competitions' prepare.py
 
 
@@ -368,4 +370,5 @@ def text_normalization(ctx: PrepareContext, *, language: str, test_size: float =
 HELPERS: dict[str, Callable[..., None]] = {
     "split_csv": split_csv,
     "text_normalization": text_normalization,
+    "table_split": table_split,
 }

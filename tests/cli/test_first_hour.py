@@ -177,16 +177,60 @@ def test_show_of_a_file_that_is_no_trajectory_is_an_error(tmp_path: Path) -> Non
     assert result.returncode == 2 and "holds no trajectory records" in result.stderr
 
 
-@pytest.mark.parametrize("args", [("list",), ("list", "--json"), ("--help",)])
-def test_a_closed_pipe_ends_quietly(args: tuple[str, ...], tmp_path: Path) -> None:
+def into_closed_pipe(*args: str, home: Path) -> subprocess.CompletedProcess:
+    """`mle-env ARGS | head -1`, with the reader gone before the first line."""
     read, write = os.pipe()
-    os.close(read)  # the reader is gone before the first line, as after `| head -1`
+    os.close(read)
     try:
-        result = cli(*args, home=tmp_path, stdout=write)
+        return cli(*args, home=home, stdout=write)
     finally:
         os.close(write)
+
+
+@pytest.mark.parametrize("args", [("list",), ("list", "--json"), ("--help",)])
+def test_a_closed_pipe_ends_quietly(args: tuple[str, ...], tmp_path: Path) -> None:
+    result = into_closed_pipe(*args, home=tmp_path)
     assert "Traceback" not in result.stderr and "BrokenPipe" not in result.stderr, result.stderr
     assert result.returncode in (0, 1)
+
+
+def test_export_into_a_closed_pipe_ends_quietly(recorded: tuple[Path, str], home: Path) -> None:
+    record, _ = recorded
+    whole = cli("export", str(record), home=home)
+    assert whole.returncode == 0 and len(whole.stdout.splitlines()) == 1, whole.stderr  # one episode to write
+    result = into_closed_pipe("export", str(record), home=home)
+    assert "Traceback" not in result.stderr and "BrokenPipe" not in result.stderr, result.stderr
+    assert result.returncode in (0, 1)
+
+
+@pytest.fixture
+def recorded(tiny_prepared: str, home: Path, tmp_path: Path, bwrap_ready: None, monkeypatch: pytest.MonkeyPatch,
+             capsys: pytest.CaptureFixture[str]) -> tuple[Path, str]:
+    """A finished baseline episode of `mle-env run` with the default sandbox (auto), where no Docker engine
+    answers: its record folder and what the command printed."""
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-docker.sock")
+    record = tmp_path / "record"
+    assert main(["run", tiny_prepared, "--agent", "baseline", "--no-live", "--record-dir", str(record)]) == 0
+    return record, capsys.readouterr().out
+
+
+def test_run_names_the_sandbox_that_auto_chose(recorded: tuple[Path, str]) -> None:
+    _, out = recorded
+    [line] = [line for line in out.splitlines() if line.startswith("sandbox:")]
+    assert line.startswith("sandbox: local (no Docker engine answers"), line
+    assert "isolated local sandbox (bubblewrap)" in " ".join(out.split())
+
+
+def test_eval_into_another_agents_out_is_refused_first(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "run")  # the baseline's, with finished episodes of practice-house-prices
+    before = (run / "results.jsonl").read_text()
+    result = cli("eval", "--agent", "react", "--competitions", "practice-house-prices", "--seeds", "3",
+                 "--sandbox", "local", "--out", str(run), home=tmp_path / "home")
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert "agent='baseline'" in output and "use another --out folder" in output, output
+    assert "already finished" not in output and "scheduled" not in output, output
+    assert (run / "results.jsonl").read_text() == before
 
 
 # --- Kaggle and the cache ---------------------------------------------------------------------------
@@ -205,6 +249,47 @@ def test_kaggle_says_everything_it_lacks_at_once_and_leaves_nothing(
                  "https://www.kaggle.com/competitions/tiny-comp/rules", "--raw-dir FOLDER"):
         assert text in failed[0], text
     assert not (home / "tiny-comp").exists()  # no folder holding only .lock
+
+
+FAKE_KAGGLE = """
+class ApiException(Exception):
+    def __init__(self, status, reason):
+        super().__init__(f"({status})\\nReason: {reason}")
+        self.status, self.reason = status, reason
+
+
+class KaggleApi:
+    def authenticate(self):
+        pass
+
+    def competition_download_files(self, competition, path=None, quiet=False):
+        raise ApiException(403, "Forbidden")
+"""
+
+
+def test_kaggle_refusing_the_rules_is_one_message_and_leaves_nothing(tmp_path: Path) -> None:
+    """The thin fake stands in for Kaggle's servers: the package imports, the credentials are set, and the
+    download answers 403 as Kaggle does until the account accepts the competition's rules."""
+    package = tmp_path / "site" / "kaggle"
+    (package / "api").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "api" / "__init__.py").write_text("")
+    (package / "api" / "kaggle_api_extended.py").write_text(FAKE_KAGGLE)
+    home = tmp_path / "home"
+    env = {**os.environ, "COLUMNS": "80", "MLE_ENV_HOME": str(home), "KAGGLE_USERNAME": "someone",
+           "KAGGLE_KEY": "0123abcd", "KAGGLE_CONFIG_DIR": str(tmp_path / "no-kaggle"),
+           "PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), os.environ.get("PYTHONPATH", "")])}
+    result = subprocess.run([sys.executable, "-m", "mle_env.cli", "prepare", "aerial-cactus"], env=env, text=True,
+                            capture_output=True)
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert "Traceback" not in output, output
+    failed = [line for line in output.splitlines() if "failed" in line]
+    assert len(failed) == 1, output  # one message
+    assert "https://www.kaggle.com/competitions/aerial-cactus-identification/rules" in failed[0]
+    assert "--raw-dir FOLDER" in failed[0]
+    assert "not installed" not in failed[0] and "no Kaggle credentials" not in failed[0]  # those were fine
+    assert not (home / "aerial-cactus-identification").exists()  # no folder, no .lock, no downloads/
 
 
 def test_a_prepare_after_a_failed_one_still_works(make_competition: Callable[..., Path], home: Path,

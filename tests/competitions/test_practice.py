@@ -72,9 +72,67 @@ def test_reference_solutions_reproduce_the_leaderboard(cid: str, grader_for) -> 
     shipped = pd.read_csv(grader.spec.bundled_leaderboard).set_index("teamName")["score"]
     solutions = load_solutions(cid)
     assert len(solutions) == len(shipped)
-    names = [s.name for s in solutions[::23]]  # a spread of members, weak to strong
+    if grader.spec.prepare.helper == "table_split":  # the shared population: a linear and a boosted member
+        names = [solutions[21].name, solutions[101].name]
+    else:
+        names = [s.name for s in solutions[::23]]  # a spread of members, weak to strong
     scores = reference_scores(cid, names)
     assert sorted(scores) == sorted(names)
     wrong = {n: (scores[n], shipped[n]) for n in names if scores[n] != pytest.approx(shipped[n], abs=1e-5)}
     assert not wrong, ", ".join(f"{n}: {got:.5f}, shipped {want:.5f}" for n, (got, want) in wrong.items()) + (
         f"; {versions_note(cid)}")
+
+
+# --- the pool (issue 30): made with mle-env new, partitioned, in sets ---------------------------------
+MADE_WITH_NEW = [c for c in PRACTICE if get_spec(c).prepare.helper == "table_split"]
+
+
+def test_the_pool_holds_fifty_competitions_made_with_mle_env_new() -> None:
+    assert len(MADE_WITH_NEW) >= 50 and len(PRACTICE) >= 53
+    assert {"practice-house-prices", "practice-fine-food-reviews", "practice-mnist-digits"} <= set(PRACTICE)
+
+
+def test_the_pool_spans_domains_and_metrics() -> None:
+    specs = [get_spec(c) for c in PRACTICE]
+    assert {s.domain for s in specs} >= {"tabular", "text", "image", "time-series"}
+    assert {s.metric.name for s in specs} >= {"auc", "log_loss", "accuracy", "f1", "multiclass_log_loss",
+                                              "quadratic_weighted_kappa", "rmse", "rmsle", "mae", "smape"}
+    splits = {s.prepare.params["split"] for s in specs if s.prepare.helper == "table_split"}
+    assert splits >= {"stratified", "random", "time"}
+
+
+def test_every_practice_competition_has_a_licence_a_partition_and_a_finished_description() -> None:
+    for cid in PRACTICE:
+        spec = get_spec(cid)
+        assert spec.license and spec.partition in ("train", "eval"), cid
+        for name in ("description.md", "description_obfuscated.md"):
+            assert "TODO" not in (spec.folder / name).read_text(encoding="utf-8"), f"{cid}'s {name} is unfinished"
+
+
+def test_the_partition_and_the_domain_sets_split_the_pool() -> None:
+    from mle_env.competition.registry import select_competitions, task_set, task_sets
+
+    train, held_out = select_competitions(["practice-train"]), select_competitions(["practice-eval"])
+    assert set(train).isdisjoint(held_out) and sorted(train + held_out) == sorted(PRACTICE)
+    assert 8 <= len(held_out) <= len(PRACTICE) // 2
+    for domain in ("tabular", "text", "image", "time-series"):
+        members = task_set(f"practice-{domain}")
+        assert members and all(get_spec(c).domain == domain for c in members)
+    assert len(task_set("all")) == 75 and task_sets()["practice"] == len(PRACTICE)
+    assert select_competitions(["practice-eval", held_out[0]]) == held_out  # no repeats
+
+
+@pytest.mark.parametrize("cid", PRACTICE)
+def test_a_perfect_submission_scores_best_and_reaches_gold(cid: str, grader_for, tmp_path: Path) -> None:
+    grader = grader_for(cid)
+    spec = grader.spec
+    answers = pd.read_csv(grader.paths.private / spec.submission.answers,
+                          dtype={spec.submission.id_column: str})
+    columns = [spec.submission.id_column, *grader.targets]
+    path = tmp_path / "perfect.csv"
+    answers[columns].to_csv(path, index=False)
+    report = grader.grade(path)
+    board = read_leaderboard(spec.bundled_leaderboard)
+    best = min(board.scores) if spec.metric.lower_is_better else max(board.scores)
+    assert report.gold_medal, report.to_dict()
+    assert (report.score <= best) if spec.metric.lower_is_better else (report.score >= best)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -13,18 +14,20 @@ import pytest
 
 import mle_env
 from mle_env.errors import PrerequisiteError
-from mle_env.sandbox.docker import LABEL, OWNER_PID, remove_stale_containers
+from mle_env.sandbox.docker import LABEL, OWNER_HOST, OWNER_PID, remove_stale_containers
 
 pytestmark = pytest.mark.usefixtures("docker_engine")
 
 
 def containers(owner: int | None = None) -> list:
-    """mle-env containers started by process ``owner`` (default: this test session's), so that other users of
-    the same engine (another checkout's tests, an evaluation) do not count."""
+    """mle-env containers started by process ``owner`` (default: this test session's) on this host, so that
+    other users of the same engine (another checkout's tests, an evaluation, a process with the same pid on
+    another host or in another container) do not count."""
     from mle_env.sandbox.images import docker_client
 
     owner = os.getpid() if owner is None else owner
-    return docker_client().containers.list(all=True, filters={"label": [LABEL, f"{OWNER_PID}={owner}"]})
+    labels = [LABEL, f"{OWNER_PID}={owner}", f"{OWNER_HOST}={socket.gethostname()}"]  # all must match
+    return docker_client().containers.list(all=True, filters={"label": labels})
 
 
 def host_processes(pattern: str, settle_s: float = 10.0) -> int:

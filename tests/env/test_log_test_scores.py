@@ -21,14 +21,16 @@ ACTIONS: list[dict[str, Any]] = [
     {"type": "shell", "code": "./validate_submission.sh submission/submission.csv"},  # the endpoint
     {"type": "python", "code": "import pandas as pd\ns = pd.read_csv('data/sample_submission.csv')\n"
                                "s['target'] = 0.9\ns.to_csv('submission/submission.csv', index=False)"},
+    {"type": "score_dev", "path": "data/dev/sample_submission.csv"},  # a valid dev prediction (dev_split set)
     {"type": "submit"},
 ]
+DEV_SPLIT = 0.1
 #: what differs between two runs of the same actions whatever the option: clocks and where files go
 VARYING = {"elapsed", "action_duration", "trajectory", "episode_dir", "grade", "disclosure", "sandbox_info"}
 
 
 def play(cid: str, **options: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]], Path]:
-    env = mle_env.make(cid, sandbox="local", **options)
+    env = mle_env.make(cid, sandbox="local", dev_split=DEV_SPLIT, **options)
     try:
         obs, info = env.reset(seed=0)
         seen, infos = [obs], [info]
@@ -57,10 +59,13 @@ def test_what_the_agent_sees_is_the_same_with_the_log_on(tiny_prepared: str) -> 
     assert off_infos[-1]["disclosure"]["test_scores_logged"] is False
     assert not (off_dir / "test_scores.jsonl").exists()
     log = [json.loads(line) for line in (on_dir / "test_scores.jsonl").read_text().splitlines()]
-    assert [(r["step"], r["source"]) for r in log] == [
-        (1, "submission"), (2, "validate"), (3, "submission"), (5, "validate"), (6, "endpoint"), (7, "submission")]
+    assert [(r["step"], r["source"]) for r in log] == [(1, "submission"), (2, "validate"), (3, "submission"),
+                                                      (5, "validate"), (6, "endpoint"), (7, "submission"),
+                                                      (8, "score_dev")]
     assert [r["valid"] for r in log[:2]] == [False, False] and log[1]["sha256"] == log[0]["sha256"]
-    assert all(r["valid"] and isinstance(r["score"], float) for r in log[2:]), log
+    assert all(r["valid"] and isinstance(r["score"], float) for r in log[2:-1]), log
+    assert on[8]["action"] == "score_dev" and int(on[8]["exit_code"]) == 0 and on[8]["message"].startswith("dev auc")
+    assert log[-1]["file"] == "data/dev/sample_submission.csv" and log[-1]["valid"] is False  # dev ids, not test's
     assert log[3]["file"] == "data/sample_submission.csv" and log[2]["sha256"] == log[3]["sha256"]
     trajectory = (on_dir / "trajectory.jsonl").read_text()
     assert log[-1]["sha256"] not in trajectory and "test_scores" not in trajectory.replace('"test_scores_logged"', "")

@@ -310,3 +310,17 @@ def test_serve_rejects_bad_options_in_one_line(insults_home: Path, capsys: pytes
     assert cli_main(["serve", "--port", str(free_port()), *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and expected in err and "\n" not in err
+
+
+def test_a_server_for_a_set_resets_into_the_member_at_the_seed(practice_home: Path, bwrap_ready: None) -> None:
+    from mle_env.competition.registry import task_set
+    from mle_env.integrations.openenv.server import MLEEnvironment
+
+    held_out = task_set("practice-eval")
+    create_app("practice-eval", env_options={"sandbox": "local"}, token=TOKEN)  # every member is checked
+    env = MLEEnvironment("practice-eval", {"sandbox": "local"})
+    try:
+        env.reset(seed=len(held_out) + 1)
+        assert env.state.competition == held_out[1]
+    finally:
+        env.close()

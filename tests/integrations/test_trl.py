@@ -183,3 +183,12 @@ def test_make_dataset_rows() -> None:
     assert [(r["competition"], r["seed"]) for r in rows] == [(COMPETITION, 0), (COMPETITION, 1)]
     assert [m["role"] for m in rows[0]["prompt"]] == ["system", "user"]
     assert "shell" in rows[0]["prompt"][0]["content"] and "cannot call tools" not in rows[0]["prompt"][0]["content"]
+
+
+def test_make_dataset_takes_a_set_of_practice_competitions() -> None:
+    from mle_env.competition.registry import task_set
+
+    held_out = task_set("practice-eval")
+    rows = make_dataset("practice-eval", seeds=[0, 1]).to_list()
+    assert [(r["competition"], r["seed"]) for r in rows] == [(c, s) for c in held_out for s in (0, 1)]
+    assert len(make_dataset(["practice-train", "practice-eval"]).to_list()) == len(task_set("practice"))

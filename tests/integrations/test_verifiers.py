@@ -193,6 +193,13 @@ def test_load_environment_rows_and_defaults(insults_home: Path) -> None:
     assert [type(h).__name__ for h in env._harnesses.values()] == ["MLEHarness"]
 
 
+def test_load_environment_takes_a_set_of_practice_competitions(practice_home: Path) -> None:
+    from mle_env.competition.registry import task_set
+
+    env = load_environment("practice-eval", seeds=[0], sandbox="local")
+    assert [task.data.competition for task in env.taskset] == task_set("practice-eval")
+
+
 # --- rollouts in this process: the edge cases ------------------------------------------------------------
 def model_context(fake: FakeOpenAI) -> vf.ModelContext:
     return vf.ModelContext(model="fake-model", client=vf.EvalClientConfig(base_url=fake.url, api_key_var=KEY_VAR),

@@ -30,8 +30,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("competition: specs and the registry", ("mle_env.competition",)),
     ("grading: validation, the grader, leaderboards, medals", ("mle_env.grading",)),
     ("prepare: raw files to public and private data", ("mle_env.prepare",)),
-    ("competitions: each folder's own prepare, metric and reference code", ("mle_env.competitions",
-                                                                           "mle_env.reference")),
+    ("competitions: each folder's own prepare, metric and reference code; mle-env new, which writes folders",
+     ("mle_env.competitions", "mle_env.reference", "mle_env.reference_solution", "mle_env.reference_population",
+      "mle_env.authoring")),
     ("sandbox: where actions run", ("mle_env.sandbox",)),
     ("env: the Gymnasium episode", (
         "mle_env.config", "mle_env.actions", "mle_env.spaces", "mle_env.observation", "mle_env.rewards",

@@ -46,6 +46,7 @@ from mle_env.grading.metrics.regression import (
     mean_columnwise_rmsle,
     rmse,
     rmsle,
+    smape,
 )
 from mle_env.grading.metrics.roc import auc, jigsaw_bias_auc, mean_columnwise_auc, weighted_auc_tpr_bands
 from mle_env.grading.metrics.segmentation import iou_sweep_precision_rle, pixel_fbeta_rle, rle_dice
@@ -66,7 +67,8 @@ __all__ = [
     "mean_columnwise_spearman",
     "mean_levenshtein", "multiclass_log_loss", "multilabel_micro_f1", "pearson", "point_in_box_f1",
     "siim_map", "coco_map", "lyft_3d_map",
-    "quadratic_weighted_kappa", "rmse", "rmsle", "sequence_edit_rate", "weighted_auc_tpr_bands", "word_jaccard",
+    "quadratic_weighted_kappa", "rmse", "rmsle", "sequence_edit_rate", "smape", "weighted_auc_tpr_bands",
+    "word_jaccard",
     "lwlrap", "nq_answer_accuracy",
     "dice_hausdorff_3d",
     "probabilistic_fbeta", "weighted_multilabel_log_loss",

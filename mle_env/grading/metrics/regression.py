@@ -174,3 +174,15 @@ def mean_angular_error(
         dot = sin_z * planar + np.cos(truth[:, z]) * np.cos(pred[:, z])
         total += float(np.sum(np.arccos(np.clip(dot, -1.0, 1.0))))
     return total / len(y_true)
+
+
+@register_metric("smape", lower_is_better=True)
+def smape(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Symmetric mean absolute percentage error in percent, as Kaggle's forecasting competitions define it:
+    100 * mean(2 |pred - true| / (|true| + |pred|)), a cell where both are 0 counting 0."""
+    actual, forecast = np.ravel(as_float(y_true)), np.ravel(as_float(y_pred))
+    denominator = np.abs(actual) + np.abs(forecast)
+    ratio = np.divide(2 * np.abs(forecast - actual), denominator, out=np.zeros_like(denominator),
+                      where=denominator != 0)
+    return float(100 * np.mean(ratio))
+

@@ -144,6 +144,7 @@ class MLEEnvironment(Environment[MLEAction, MLEObservation, MLEState]):
         self._competition_id: str | None = None
         self._state = MLEState()
         self._expired: str | None = None
+        self._turn = 0  # resets of a set without a seed take its competitions in turn
 
     def reset(self, seed: int | None = None, episode_id: str | None = None, competition: str | None = None,
               options: Mapping[str, Any] | None = None, **kwargs: Any) -> MLEObservation:
@@ -164,11 +165,23 @@ class MLEEnvironment(Environment[MLEAction, MLEObservation, MLEState]):
                                "--competition ID")
         if not isinstance(wanted, str):
             raise SessionError(f"competition must be an id or alias (a string); got {type(wanted).__name__}")
+        wanted = self._member(wanted, seed)
         obs, info = self._guarded(self._reset, wanted, seed, dict(options) if options is not None else None)
         self._state = MLEState(episode_id=episode_id or uuid.uuid4().hex, step_count=0,
                                competition=self._competition_id, status=str(info.get("status", "running")),
                                sandbox=info.get("sandbox"), episode_dir=info.get("episode_dir"))
         return to_observation(obs, info)
+
+    def _member(self, wanted: str, seed: int | None) -> str:
+        """A set (``practice-eval``, ``practice-tabular``...) stands for one of its competitions: the one at
+        ``seed`` modulo its size, or, without a seed, the next in turn."""
+        from mle_env.competition.registry import task_set
+
+        members = task_set(wanted)
+        if not members:
+            return wanted
+        self._turn += 1
+        return members[(seed if seed is not None else self._turn - 1) % len(members)]
 
     def _reset(self, wanted: str, seed: int | None, options: dict[str, Any] | None) -> tuple[Any, Any]:
         from mle_env.competition.registry import get_spec
@@ -410,8 +423,9 @@ def create_app(competition: str | None = None, *, max_sessions: int = DEFAULT_MA
     """The server's FastAPI app (run it with uvicorn, or use :func:`serve`).
 
     Args:
-        competition: the competition of resets that name none (id or alias); checked to exist and be
-            prepared now. None: every reset must name one.
+        competition: the competition of resets that name none (id or alias), or a set of them
+            (``practice-eval``...: a reset takes the member at its seed modulo the set's size, or the next
+            in turn); checked to exist and be prepared now. None: every reset must name one.
         max_sessions: sessions (sandboxes) open at once, >= 1; MCP-made sessions count too.
         idle_timeout: seconds without a reset or step after which a session is closed (None or 0: never).
         env_options: ``mle_env.make`` options for every episode, validated now.
@@ -434,9 +448,11 @@ def create_app(competition: str | None = None, *, max_sessions: int = DEFAULT_MA
         raise ConfigError(f"idle_timeout (--idle-timeout) must be a number of seconds >= 0 (0: never); "
                           f"got {idle_timeout!r}")
     if competition is not None:
+        from mle_env.competition.registry import select_competitions
         from mle_env.env import make
 
-        make(competition, **options).close()  # an unknown or unprepared competition fails here, not at reset
+        for cid in select_competitions([competition]):  # a set's every member
+            make(cid, **options).close()  # an unknown or unprepared competition fails here, not at reset
     app = FastAPI(title="mle-env OpenEnv server", version=_version(),
                   description="ML-engineering competitions as OpenEnv episodes. " + STATEFUL_ONLY)
     server = MLEEnvServer(
