@@ -63,8 +63,9 @@ def test_eval_of_a_policy_in_a_users_file_reports_pass_at_k(practice_session_hom
     out = tmp_path / "run"
     env = {**os.environ, "MLE_ENV_HOME": str(practice_session_home), "COLUMNS": "160"}
     result = subprocess.run(
-        [sys.executable, "-m", "mle_env.cli", "eval", "--agent", EXAMPLE, "--competitions", "practice", "--seeds",
-         "3", "--workers", "2", "--sandbox", "local", "--out", str(out)],
+        [sys.executable, "-m", "mle_env.cli", "eval", "--agent", EXAMPLE, "--competitions",
+         "practice-fine-food-reviews", "practice-house-prices", "practice-mnist-digits", "--seeds", "3",
+         "--workers", "2", "--sandbox", "local", "--out", str(out)],
         capture_output=True, text=True, env=env, cwd=REPO, timeout=900)
     assert result.returncode == 0, result.stdout + result.stderr
     for text in ("pass@1", "pass@3", "9 episodes scheduled: 9 ok"):

@@ -49,6 +49,8 @@ CASES = {
     "rmse": [(A([1, 2, 3]), A([1, 2, 5]), {}, math.sqrt(4 / 3))],
     # log1p values [0, 1] vs [1, 0]: sqrt((1 + 1) / 2) = 1
     "rmsle": [(A([0.0, math.e - 1]), A([math.e - 1, 0.0]), {}, 1.0)],
+    # 100 * mean(2|f - a| / (|a| + |f|)): 2*10/210, 2*50/50, and 0/0 counting 0
+    "smape": [(A([100.0, 50.0, 0.0]), A([110.0, 0.0, 0.0]), {}, 100 * (20 / 210 + 2) / 3)],
     # column 1: 1.0 (as above); column 2 identical: 0 -> mean 0.5
     "mean_columnwise_rmsle": [(A([[0.0, 1.0], [math.e - 1, 2.0]]), A([[math.e - 1, 1.0], [0.0, 2.0]]), {}, 0.5)],
     # (1 + 0 + 2) / 3
@@ -172,7 +174,7 @@ def test_directions() -> None:
     lower = {n for n, m in METRICS.items() if m.lower_is_better}
     assert lower == {"log_loss", "multiclass_log_loss", "rmse", "rmsle", "mean_columnwise_rmsle", "mae", "levenshtein",
                      "kl_divergence", "grouped_log_mae", "masked_mcrmse", "haversine_p50_p95", "sequence_edit_rate",
-                     "mean_angular_error", "classification_error", "weighted_multilabel_log_loss"}
+                     "mean_angular_error", "classification_error", "weighted_multilabel_log_loss", "smape"}
 
 
 def test_unknown_metric_suggests() -> None:
