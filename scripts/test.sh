@@ -71,4 +71,4 @@ export MLE_ENV_REQUIRE_RL=${MLE_ENV_REQUIRE_RL:-1}         # the RL adapters (op
 export MLE_ENV_REQUIRE_BROWSER=${MLE_ENV_REQUIRE_BROWSER:-1} # chromium and playwright must drive the viewer's tests
 
 echo "== tests"
-python -m pytest -q "$@"
+python -m pytest -q --durations=40 "$@"   # the 40 slowest, to keep the suite's time in view
