@@ -229,6 +229,7 @@ def main() -> int:
     parser.add_argument("--images-gb", type=float,
                         help="instead: an image competition of this many GB, prepared with links and with copies")
     args = parser.parse_args()
+    args.workdir.mkdir(parents=True, exist_ok=True)
     if args.images_gb:
         free = shutil.disk_usage(args.workdir).free
         if 2.2 * args.images_gb * 1e9 > free * 0.8:

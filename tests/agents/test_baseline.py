@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import hand_built_practice
 
 import mle_env
-from mle_env.competition.registry import get_spec, list_competitions, select_competitions, task_set
+from mle_env.competition.registry import get_spec, select_competitions, task_set
 from mle_env.recording import read_trajectory
 
 
@@ -25,17 +26,16 @@ def test_baseline_medals_on_detecting_insults(insults_home: Path, backend: str) 
 
 
 #: the practice competitions built by hand (the pool made with mle-env new is checked below)
-HAND_BUILT = [c for c in list_competitions("practice") if get_spec(c).prepare.helper != "table_split"]
+HAND_BUILT = hand_built_practice()
 #: the pool's training partition: its held-out partition runs as a whole evaluation below
 POOL_TRAIN = [c for c in task_set("practice-train") if get_spec(c).prepare.helper == "table_split"]
 
 
 @pytest.mark.parametrize("competition", HAND_BUILT)
 @pytest.mark.slow
-def test_baseline_reaches_bronze_on_practice_competitions(practice_home: Path, competition: str) -> None:
-    env = mle_env.make(competition, sandbox="local")
-    result = mle_env.run_episode(env, mle_env.make_policy("baseline"), seed=0)
-    env.close()
+def test_baseline_reaches_bronze_on_practice_competitions(practice_home: Path, competition: str,
+                                                          baseline_episode) -> None:
+    result = baseline_episode(competition)
     assert result.status == "ok" and result.grade.scored
     assert result.grade.medal >= mle_env.Medal.BRONZE, result.grade.to_dict()
 
@@ -60,13 +60,11 @@ def test_an_evaluation_of_the_held_out_practice_set_with_two_seeds(practice_home
     assert not invalid, invalid
 
 
-@pytest.mark.parametrize("competition", POOL_TRAIN)
-@pytest.mark.slow
-def test_the_baselines_program_makes_a_valid_submission_on_the_pool(practice_home: Path, competition: str,
-                                                                     tmp_path: Path) -> None:
-    """The baseline's own program (mlkit's profile and its first pipeline, as the agent writes and runs them)
-    run on the host against the prepared public files: its submission is valid. The held-out partition
-    runs as whole episodes above; these take seconds each instead of an episode's minute."""
+def _run_baselines_program(competition: str, work: Path) -> str | None:
+    """The baseline's own program (mlkit's profile and its first pipeline, as the agent writes and runs
+    them) run on the host in ``work`` against the prepared public files, one thread; None when it ran, else
+    the failure. Its submission is ``work/submission/submission.csv``."""
+    import os
     import shutil
     import subprocess
     import sys
@@ -78,23 +76,60 @@ def test_the_baselines_program_makes_a_valid_submission_on_the_pool(practice_hom
 
     spec = get_spec(competition)
     grader = Grader(spec)
-    (tmp_path / "data").symlink_to(grader.paths.public)
-    (tmp_path / "code").mkdir()
-    (tmp_path / "submission").mkdir()
-    shutil.copy(mlkit.__file__, tmp_path / "code" / "mlkit.py")
+    (work / "data").symlink_to(grader.paths.public)
+    (work / "code").mkdir()
+    (work / "submission").mkdir()
+    shutil.copy(mlkit.__file__, work / "code" / "mlkit.py")
     info = {"id_column": spec.submission.id_column, "targets": list(grader.targets), "kind": spec.submission.kind,
             "sample": spec.submission.sample_submission, "header": grader.header, "metric": spec.metric.name,
             "lower_is_better": spec.metric.lower_is_better}
     source = ("import json, sys\nsys.path.insert(0, 'code')\nimport mlkit\n"
               f"print(json.dumps(mlkit.profile({info!r})))\n")
-    profiled = subprocess.run([sys.executable, "-c", source], cwd=tmp_path, capture_output=True, text=True)
-    assert profiled.returncode == 0, profiled.stderr[-2000:]
+    one_thread = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    profiled = subprocess.run([sys.executable, "-c", source], cwd=work, capture_output=True, text=True, env=one_thread)
+    if profiled.returncode != 0:
+        return "profile: " + profiled.stderr[-2000:]
     profile = json.loads(profiled.stdout.strip().splitlines()[-1])
-    (tmp_path / "code" / "baseline_0.py").write_text(program(profile, default_configs(profile, 0)[0],
-                                                             "submission/submission.csv"))
-    ran = subprocess.run([sys.executable, "code/baseline_0.py"], cwd=tmp_path, capture_output=True, text=True)
-    assert ran.returncode == 0, ran.stderr[-2000:]
-    assert grader.validate(tmp_path / "submission" / "submission.csv") == "valid"
+    (work / "code" / "baseline_0.py").write_text(program(profile, default_configs(profile, 0)[0],
+                                                          "submission/submission.csv"))
+    ran = subprocess.run([sys.executable, "code/baseline_0.py"], cwd=work, capture_output=True, text=True,
+                         env=one_thread)
+    return None if ran.returncode == 0 else "program: " + ran.stderr[-2000:]
+
+
+@pytest.fixture(scope="session")
+def pool_programs(practice_session_home: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple]:
+    """Each pool training competition's baseline program run once, two at a time (one thread each): the
+    competition's (work folder, failure or None)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    root = tmp_path_factory.mktemp("pool-programs")
+
+    def run(competition: str) -> tuple[Path, str | None]:
+        work = root / competition
+        work.mkdir()
+        try:
+            return work, _run_baselines_program(competition, work)
+        except Exception as e:  # noqa: BLE001 - reported by that competition's test
+            return work, f"{type(e).__name__}: {e}"
+
+    with pytest.MonkeyPatch.context() as patch, ThreadPoolExecutor(max_workers=2) as pool:
+        patch.setenv("MLE_ENV_HOME", str(practice_session_home))
+        return dict(zip(POOL_TRAIN, pool.map(run, POOL_TRAIN), strict=True))
+
+
+@pytest.mark.parametrize("competition", POOL_TRAIN)
+@pytest.mark.slow
+def test_the_baselines_program_makes_a_valid_submission_on_the_pool(practice_home: Path, competition: str,
+                                                                     pool_programs) -> None:
+    """The baseline's own program, run on the host against the prepared public files: its submission is
+    valid. The held-out partition runs as whole episodes above; these take seconds each instead of an
+    episode's minute, and run two at a time."""
+    from mle_env.grading.grader import Grader
+
+    work, failure = pool_programs[competition]
+    assert failure is None, failure
+    assert Grader(get_spec(competition)).validate(work / "submission" / "submission.csv") == "valid"
 
 
 def _validation_scores(trajectory: str) -> list[str]:

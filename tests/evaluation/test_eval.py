@@ -17,14 +17,14 @@ from pathlib import Path
 
 import gymnasium
 import pytest
-from conftest import require
+from conftest import hand_built_practice, require
 
 import mle_env
 from mle_env.evaluation.results import read_results
 from mle_env.evaluation.stats import finished
 
 #: the three practice competitions built by hand (the pool made with mle-env new has its own evaluation test)
-HAND_BUILT = ["practice-fine-food-reviews", "practice-house-prices", "practice-mnist-digits"]
+HAND_BUILT = hand_built_practice()
 PRACTICE_EVAL = ["eval", "--agent", "baseline", "--competitions", *HAND_BUILT, "--seeds", "3", "--workers", "2",
                  "--sandbox", "local"]
 
