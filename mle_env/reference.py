@@ -145,16 +145,21 @@ def versions_note(competition: str) -> str:
 def _run_pinned(args: list[str], log: Callable[[str], None]) -> list[str]:
     """Run ``python -m mle_env.reference ARGS`` pinned (``pinned_variables``); pass its output lines to
     ``log`` and return them."""
-    child = subprocess.Popen([sys.executable, "-m", "mle_env.reference", *args],
-                             env={**os.environ, **pinned_variables()},
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert child.stdout is not None and child.stderr is not None
-    lines = []
-    for line in child.stdout:
-        lines.append(line.rstrip("\n"))
-        log(lines[-1])
-    err = child.stderr.read()
-    if child.wait() != 0:
+    # stderr goes to a file, not a pipe: a child that wrote more than a pipe holds to stderr while this
+    # reads its stdout would wait for this, and this for it
+    with tempfile.TemporaryFile("w+") as stderr:
+        child = subprocess.Popen([sys.executable, "-m", "mle_env.reference", *args],
+                                 env={**os.environ, **pinned_variables()},
+                                 stdout=subprocess.PIPE, stderr=stderr, text=True)
+        assert child.stdout is not None
+        lines = []
+        for line in child.stdout:
+            lines.append(line.rstrip("\n"))
+            log(lines[-1])
+        child.wait()
+        stderr.seek(0)
+        err = stderr.read()
+    if child.returncode != 0:
         raise MleEnvError(f"the reference solutions failed (python -m mle_env.reference {' '.join(args)}): "
                           + (err.strip()[-3000:] or f"exit status {child.returncode}"))
     return lines
