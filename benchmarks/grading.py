@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import tempfile
 import time
 from collections.abc import Callable
@@ -37,7 +36,7 @@ from mle_env.competition.synthetic import load_synthetic, synthetic_competitions
 from mle_env.grading.grader import Grader
 from mle_env.grading.metrics import get_metric
 from mle_env.paths import CompetitionPaths, sha256_file
-from mle_env.prepare.runner import prepare
+from mle_env.prepare.runner import prepare, seal
 
 
 def best_of(repeat: int, fn: Callable[[], object]) -> float:
@@ -50,12 +49,11 @@ def best_of(repeat: int, fn: Callable[[], object]) -> float:
 
 
 def _record_in_manifest(paths: CompetitionPaths, changed: Path) -> None:
-    """Let the grader's integrity check accept a prepared file this benchmark rewrote."""
+    """Let the grader's integrity check accept a prepared file this benchmark rewrote (sealed again, as
+    prepare seals it)."""
     manifest = json.loads(paths.manifest.read_text())
-    rel = changed.relative_to(paths.prepared).as_posix()
-    manifest["sha256"][rel] = sha256_file(changed)
-    manifest["stat"][rel] = [changed.stat().st_size, changed.stat().st_mtime_ns]
-    paths.manifest.write_text(json.dumps(manifest))
+    manifest["sha256"][changed.relative_to(paths.prepared).as_posix()] = sha256_file(changed)
+    seal(paths.prepared, manifest)
 
 
 def measure(cid: str, work: Path, repeat: int, real_scale: bool = False) -> tuple[int, float, float]:
@@ -68,25 +66,23 @@ def measure(cid: str, work: Path, repeat: int, real_scale: bool = False) -> tupl
     module.generate(raw)
     prepare(cid, raw_dir=raw, home=home, verify=False)
     spec = get_spec(cid)
-    answers_path = CompetitionPaths(cid, home).private / spec.submission.answers
+    paths = CompetitionPaths(cid, home)
+    answers_path = paths.private / spec.submission.answers
     answers = pd.read_csv(answers_path, dtype=str, keep_default_na=False)
     ids = list(spec.submission.id_columns)
     if real_scale:
         answers = real_scale_answers(cid, answers, tuple(ids))
         answers.to_csv(answers_path, index=False)
-        _record_in_manifest(CompetitionPaths(cid, home), answers_path)
+        _record_in_manifest(paths, answers_path)
     grader = Grader(spec, home)
     custom = getattr(module, "perfect_submission", None)  # where the answers are not the targets as such
     perfect = custom(answers) if custom else answers[[*ids, *grader.targets]]
     submission = work / f"{cid}.csv"
     perfect.to_csv(submission, index=False)
-    sample = CompetitionPaths(cid, home).public / spec.submission.sample_submission
-    if real_scale and sample.suffix == ".csv" and sample.is_file():
-        # the grader scores its sample once in-process so that children inherit the metric's imports; a
-        # sample of the synthetic ids no longer passes validation, so it becomes one of the grown ids
-        shutil.copyfile(submission, sample)
-        _record_in_manifest(CompetitionPaths(cid, home), sample)
-        grader = Grader(spec, home)
+    if real_scale:
+        # the grader warms the metric's imports up on the public sample, so that its children inherit them;
+        # the sample's synthetic ids no longer pass against the grown answers, so warm them up here instead
+        grader.score(grader.check(submission))
     report = grader.grade(submission)
     assert report.valid_submission, (cid, report.invalid_reason)
     grading = best_of(repeat, lambda: grader.grade(submission))
@@ -108,8 +104,9 @@ def main() -> None:
         for cid in ids:
             n, grading, reading = measure(cid, Path(tmp), args.repeat, args.real_scale)
             rows.append((cid, n, grading, reading))
+            size = f"  ({SCALES[cid].note})" if args.real_scale else ""
             print(f"{cid:55s} {n:>8,} rows  grade {grading * 1000:8.1f} ms  read {reading * 1000:7.1f} ms  "
-                  f"x{grading / reading:5.1f}", flush=True)
+                  f"x{grading / reading:5.1f}{size}", flush=True)
     largest = sorted(rows, key=lambda r: -r[1])[:3]
     print("largest answers: " + ", ".join(f"{c} ({n:,} rows) x{g / r:.1f}" for c, n, g, r in largest))
     if args.real_scale:

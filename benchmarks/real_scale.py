@@ -24,8 +24,9 @@ class Scale:
     """How one competition's answers grow to the real size.
 
     ``rows``: answer rows of MLE-bench's test set (the synthetic rows are repeated until there are at least
-    as many). ``key_columns``: columns beside the id columns that name the same thing and must change with
-    them. ``masks``: redraws the mask column(s) of the repeated frame at the real image size.
+    as many). ``note``: where that size comes from (printed beside the timing). ``key_columns``: columns
+    beside the id columns that name the same thing and must change with them. ``masks``: redraws the mask
+    column(s) of the repeated frame at the real image size.
     """
 
     rows: int

@@ -73,6 +73,7 @@ def _run_baselines_program(competition: str, work: Path) -> str | None:
     from mle_env.agents.baseline import default_configs
     from mle_env.agents.scripted import program
     from mle_env.grading.grader import Grader
+    from mle_env.sandbox.base import SandboxLimits
 
     spec = get_spec(competition)
     grader = Grader(spec)
@@ -85,7 +86,7 @@ def _run_baselines_program(competition: str, work: Path) -> str | None:
             "lower_is_better": spec.metric.lower_is_better}
     source = ("import json, sys\nsys.path.insert(0, 'code')\nimport mlkit\n"
               f"print(json.dumps(mlkit.profile({info!r})))\n")
-    one_thread = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    one_thread = {**os.environ, **SandboxLimits(cpus=1).thread_environment()}
     profiled = subprocess.run([sys.executable, "-c", source], cwd=work, capture_output=True, text=True, env=one_thread)
     if profiled.returncode != 0:
         return "profile: " + profiled.stderr[-2000:]
