@@ -7,10 +7,12 @@ For every MLE-bench competition with a synthetic raw generator (``competitions/<
 raw files are generated, prepared, and a perfect submission (the answers' ids and targets, or the
 folder's ``perfect_submission``) is graded with :class:`~mle_env.grading.grader.Grader` (validation,
 alignment, metric, medals; the grader is built once, as an env does). Printed per competition: answer
-rows, the best of ``--repeat`` grading times, the best time of ``pandas.read_csv`` of the submission plus
-the answers, and their ratio (target: within 3x on the largest synthetic files, so that validation never
-dominates). Then the ``levenshtein`` metric on ``--levenshtein-rows`` strings of about 100 characters
-(bms-molecular-translation's scale; target under 30 s). Prepare's peak memory on large raw files is
+rows; the best of ``--repeat`` grading times, split into validation alone and the metric alone (both timed
+in this process) and the rest (the bounded child's fixed cost: fork, limits, exit); the best time of
+``pandas.read_csv`` of the submission plus the answers; and the ratios of grading and of validation to
+reading (target: within 3x on the largest files, so that validation never dominates). Then the
+``levenshtein`` metric on ``--levenshtein-rows`` strings of about 100 characters (bms-molecular-translation's
+scale; target under 30 s). Prepare's peak memory on large raw files is
 ``benchmarks/prepare_memory.py``.
 
 ``--real-scale``: the 21 competitions added last (or ``--competitions``), their answers grown to
@@ -25,6 +27,7 @@ import json
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -56,9 +59,20 @@ def _record_in_manifest(paths: CompetitionPaths, changed: Path) -> None:
     seal(paths.prepared, manifest)
 
 
-def measure(cid: str, work: Path, repeat: int, real_scale: bool = False) -> tuple[int, float, float]:
-    """(answer rows, grading seconds, reading seconds) for a perfect submission of ``cid``, its answers
-    grown to MLE-bench's size first where ``real_scale``."""
+@dataclass(frozen=True)
+class Timing:
+    """Best-of seconds for one competition's perfect submission."""
+
+    rows: int  # answer rows
+    grade: float  # Grader.grade: everything, in the bounded child
+    check: float  # validation alone (read, align, convert), in this process
+    metric: float  # the metric alone on the validated submission, in this process
+    read: float  # pandas.read_csv of the submission plus the answers
+
+
+def measure(cid: str, work: Path, repeat: int, real_scale: bool = False) -> Timing:
+    """Timings for a perfect submission of ``cid``, its answers grown to MLE-bench's size first where
+    ``real_scale``."""
     raw, home = work / "raw" / cid, work / "home"
     raw.mkdir(parents=True)
     module = load_synthetic(cid)
@@ -86,8 +100,11 @@ def measure(cid: str, work: Path, repeat: int, real_scale: bool = False) -> tupl
     report = grader.grade(submission)
     assert report.valid_submission, (cid, report.invalid_reason)
     grading = best_of(repeat, lambda: grader.grade(submission))
+    checking = best_of(repeat, lambda: grader.check(submission))
+    aligned = grader.check(submission)
+    scoring = best_of(repeat, lambda: grader.score(aligned))
     reading = best_of(repeat, lambda: (pd.read_csv(submission), pd.read_csv(answers_path)))
-    return len(answers), grading, reading
+    return Timing(len(answers), grading, checking, scoring, reading)
 
 
 def main() -> None:
@@ -102,16 +119,20 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory(prefix="mle-env-grading-bench-") as tmp:
         for cid in ids:
-            n, grading, reading = measure(cid, Path(tmp), args.repeat, args.real_scale)
-            rows.append((cid, n, grading, reading))
+            t = measure(cid, Path(tmp), args.repeat, args.real_scale)
+            rows.append((cid, t))
             size = f"  ({SCALES[cid].note})" if args.real_scale else ""
-            print(f"{cid:55s} {n:>8,} rows  grade {grading * 1000:8.1f} ms  read {reading * 1000:7.1f} ms  "
-                  f"x{grading / reading:5.1f}{size}", flush=True)
-    largest = sorted(rows, key=lambda r: -r[1])[:3]
-    print("largest answers: " + ", ".join(f"{c} ({n:,} rows) x{g / r:.1f}" for c, n, g, r in largest))
+            print(f"{cid:55s} {t.rows:>10,} rows  grade {t.grade * 1000:8.1f} ms = check {t.check * 1000:7.1f} + "
+                  f"metric {t.metric * 1000:7.1f} + child {max(0.0, t.grade - t.check - t.metric) * 1000:6.1f}  "
+                  f"read {t.read * 1000:7.1f} ms  grade x{t.grade / t.read:5.1f}  check x{t.check / t.read:4.1f}"
+                  f"{size}", flush=True)
+    largest = sorted(rows, key=lambda r: -r[1].rows)[:3]
+    print("largest answers: " + ", ".join(f"{c} ({t.rows:,} rows) grade x{t.grade / t.read:.1f}, "
+                                          f"check x{t.check / t.read:.1f}" for c, t in largest))
     if args.real_scale:
-        over = [f"{c} x{g / r:.1f}" for c, n, g, r in rows if g > 3 * r]
-        print("over 3x: " + (", ".join(over) if over else "none"))
+        for what in ("grade", "check"):
+            over = [f"{c} x{getattr(t, what) / t.read:.1f}" for c, t in rows if getattr(t, what) > 3 * t.read]
+            print(f"{what} over 3x read: " + (", ".join(over) if over else "none"))
         return
     truth, pred = levenshtein_inputs(args.levenshtein_rows, 100, 0)
     metric = get_metric("levenshtein")

@@ -6,6 +6,10 @@ by row with the answers. Anything wrong raises :class:`InvalidSubmission` with a
 says what to fix; the grader turns it into ``valid_submission=false``. Nothing else escapes: a file
 that is missing, huge, binary, not a CSV, empty, or has wrong columns, rows, ids or values is an
 invalid submission, never an exception out of ``grade``.
+
+A plainly well-formed file is read typed first (:mod:`~mle_env.grading.typed_read`), which gives the values
+the text path would, bit for bit; any other file, and every malformed one, is read as text, chunk by chunk,
+so that the reason can name the column, value and rows at fault.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from mle_env.competition.spec import SubmissionSpec
+from mle_env.grading.typed_read import KEY_SEPARATOR, TypedSubmission, read_typed
 
 MAX_SUBMISSION_BYTES_ENV = "MLE_ENV_MAX_SUBMISSION_MB"
 _MIN_SIZE_LIMIT = 100 * 2**20
@@ -121,10 +126,15 @@ def validate_submission(
         InvalidSubmission: with a one-line reason, for every way a submission can be malformed.
     """
     header = check_file(path, spec, targets, max_bytes)
-    frame = _read_csv(Path(path), spec, targets, len(answers), len(header))
     ids = list(spec.id_columns)
-    order = _align_ids(frame[ids], answers[ids], spec.unique_ids, spec.allow_extra_ids)
-    predictions = _convert_targets(frame.loc[:, list(targets)], spec)
+    typed = _read_typed(Path(path), header, spec, targets, answers[ids])
+    if typed is not None:
+        order = typed.order
+        predictions = _check_typed_targets(typed.targets, spec)
+    else:
+        frame = _read_csv(Path(path), spec, targets, len(answers), len(header))
+        order = _align_ids(frame[ids], answers[ids], spec.unique_ids, spec.allow_extra_ids)
+        predictions = _convert_targets(frame.loc[:, list(targets)], spec)
     if spec.rows_sum_to_one:
         _check_rows_sum_to_one(predictions)
     y_pred = predictions.to_numpy()[order]
@@ -258,6 +268,16 @@ def _parse_chunks(
     return kept, total, columns
 
 
+def _read_typed(
+    path: Path, header: list[str], spec: SubmissionSpec, targets: tuple[str, ...], answer_ids: pd.DataFrame
+) -> TypedSubmission | None:
+    """The typed first reading (:mod:`~mle_env.grading.typed_read`), where it can apply: the header holds the
+    right columns, and the ids are the answers' exactly once each (no extra ids allowed, no repeats)."""
+    if not spec.unique_ids or spec.allow_extra_ids or _columns_problem(header, spec, targets) is not None:
+        return None
+    return read_typed(path, header, spec.id_columns, targets, spec.kind not in ("text", "label"), answer_ids)
+
+
 # --- columns and ids ---------------------------------------------------------------------------------
 def _chunk_rows(path: Path, width: int) -> int:
     """Rows per chunk: about :data:`_CHUNK_BYTES` bytes by the row length of the file's first MiB, and at
@@ -312,9 +332,6 @@ def _canonical_ids(ids: pd.Series) -> pd.Series | None:
     return None if converted.isna().any() else converted
 
 
-_KEY_SEPARATOR = "\x1f"
-
-
 def _same_ids(have: pd.Series, want: pd.Series, superset: bool) -> bool:
     """Whether the submission's ids are the answers' (as a multiset; a superset of them with ``superset``)."""
     if superset:
@@ -367,11 +384,11 @@ def _keys(submitted: pd.DataFrame, expected: pd.DataFrame, superset: bool) -> tu
 
 
 def _joined(parts: list[pd.Series]) -> pd.Series:
-    return parts[0].str.cat(parts[1:], sep=_KEY_SEPARATOR) if len(parts) > 1 else parts[0]
+    return parts[0].str.cat(parts[1:], sep=KEY_SEPARATOR) if len(parts) > 1 else parts[0]
 
 
 def _show_key(key: str) -> str:
-    return _show(key.replace(_KEY_SEPARATOR, ", ")) if _KEY_SEPARATOR in key else _show(key)
+    return _show(key.replace(KEY_SEPARATOR, ", ")) if KEY_SEPARATOR in key else _show(key)
 
 
 def _align_ids(submitted: pd.DataFrame, expected: pd.DataFrame, unique: bool, superset: bool = False) -> np.ndarray:
@@ -428,15 +445,8 @@ def _convert_targets(frame: pd.DataFrame, spec: SubmissionSpec) -> pd.DataFrame:
     if spec.kind == "text":
         return frame
     if spec.kind == "label":
-        allowed = {str(v) for v in spec.allowed_values or ()}
         for col in frame.columns:
-            bad = ~frame[col].isin(allowed).to_numpy()
-            if bad.any():
-                example = frame[col].to_numpy()[bad][0]
-                raise InvalidSubmission(
-                    f"column {_show(col)}: {_show(example)} is not an allowed label (data rows {_first_rows(bad)}); "
-                    f"allowed: {', '.join(sorted(allowed)[:8])}{' ...' if len(allowed) > 8 else ''}"
-                )
+            _check_labels(col, frame[col].to_numpy(), spec)
         return frame
     out = {}
     for col in frame.columns:
@@ -464,6 +474,27 @@ def _convert_targets(frame: pd.DataFrame, spec: SubmissionSpec) -> pd.DataFrame:
         _check_range(col, values, spec)
         out[col] = values
     return pd.DataFrame(out, index=frame.index)
+
+
+def _check_typed_targets(columns: dict[str, np.ndarray], spec: SubmissionSpec) -> pd.DataFrame:
+    """The checks of :func:`_convert_targets` that a typed reading still needs: labels allowed, numbers in
+    range (they are finite numbers already)."""
+    for col, values in columns.items():
+        if spec.kind == "label":
+            _check_labels(col, values, spec)
+        elif spec.kind != "text":
+            _check_range(col, values, spec)
+    return pd.DataFrame(columns)
+
+
+def _check_labels(col: str, values: np.ndarray, spec: SubmissionSpec) -> None:
+    allowed = {str(v) for v in spec.allowed_values or ()}
+    bad = ~pd.Series(values).isin(allowed).to_numpy()
+    if bad.any():
+        raise InvalidSubmission(
+            f"column {_show(col)}: {_show(values[bad][0])} is not an allowed label (data rows {_first_rows(bad)}); "
+            f"allowed: {', '.join(sorted(allowed)[:8])}{' ...' if len(allowed) > 8 else ''}"
+        )
 
 
 def _check_range(col: str, values: np.ndarray, spec: SubmissionSpec) -> None:
