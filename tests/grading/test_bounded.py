@@ -91,3 +91,37 @@ def test_the_limits_scale_with_the_file_and_the_valid_cells(monkeypatch: pytest.
     monkeypatch.setenv(bounded.MEMORY_ENV, "300")
     monkeypatch.setenv(bounded.SECONDS_ENV, "10")
     assert Limits.from_env().memory(0) == 300 * MiB and Limits.from_env().time(0) == 10
+
+
+def test_the_child_sees_the_parents_objects_frozen_and_the_parent_gets_its_collector_back(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    held = [[i] for i in range(1000)]  # objects the collector tracks
+    assert gc.get_freeze_count() == 0
+    # in the child the parent's objects are out of the collector's reach: a collection there copies no page
+    assert run(lambda: gc.get_freeze_count()) >= len(held)
+    assert gc.get_freeze_count() == 0  # the parent's, unfrozen at once
+    with pytest.raises(LimitExceeded):
+        run(lambda: os._exit(3))
+    assert gc.get_freeze_count() == 0
+    monkeypatch.setattr(os, "fork", lambda: (_ for _ in ()).throw(BlockingIOError(11, "no process left")))
+    with pytest.raises(ChildFailed):
+        run(lambda: 1)
+    assert gc.get_freeze_count() == 0
+
+
+def test_the_reserves_of_the_parents_malloc_arenas_are_not_extra_budget() -> None:
+    """glibc reserves 64 MiB for each extra malloc arena, which RLIMIT_AS already counts: without unmapping
+    their unused tails, a child refused by the limit would go on allocating in them."""
+    import threading
+
+    def use_malloc() -> None:
+        [bytearray(3000) for _ in range(20_000)]  # noqa: B018 - this thread's own arena
+
+    thread = threading.Thread(target=use_malloc)
+    thread.start()
+    thread.join()
+    with pytest.raises(LimitExceeded, match="memory"):
+        run(lambda: len([bytearray(3 * MiB) for _ in range(10)]), memory=8 * MiB)
+    assert run(lambda: len([bytearray(3000) for _ in range(2000)]), memory=8 * MiB) == 2000  # small ones fit
