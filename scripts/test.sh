@@ -71,4 +71,6 @@ export MLE_ENV_REQUIRE_RL=${MLE_ENV_REQUIRE_RL:-1}         # the RL adapters (op
 export MLE_ENV_REQUIRE_BROWSER=${MLE_ENV_REQUIRE_BROWSER:-1} # chromium and playwright must drive the viewer's tests
 
 echo "== tests"
-python -m pytest -q --durations=40 "$@"   # the 40 slowest, to keep the suite's time in view
+# two worker processes (MLE_ENV_TEST_WORKERS; 0 runs in this one), each taking whole modules, so that a module's
+# fixtures are built once; the 40 slowest are listed, to keep the suite's time in view
+python -m pytest -q -n "${MLE_ENV_TEST_WORKERS:-2}" --dist loadscope --durations=40 "$@"

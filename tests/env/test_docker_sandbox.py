@@ -30,15 +30,22 @@ def containers(owner: int | None = None) -> list:
     return docker_client().containers.list(all=True, filters={"label": labels})
 
 
-def host_processes(pattern: str, settle_s: float = 10.0) -> int:
-    """Processes whose command line contains ``pattern``, once the count is 0 or ``settle_s`` has passed (the
-    engine reaps a removed container's processes asynchronously, which takes a moment under load)."""
+def processes_of(container_ids: set[str], settle_s: float = 10.0) -> list[str]:
+    """Command lines of the host's processes that belong to one of ``container_ids`` (by their cgroup), once
+    there are none or ``settle_s`` has passed (the engine reaps a removed container's processes
+    asynchronously, which takes a moment under load). Other users of the engine do not count."""
     deadline = time.monotonic() + settle_s
     while True:
-        out = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
-        count = sum(1 for line in out.splitlines() if pattern in line and "ps -eo" not in line)
-        if count == 0 or time.monotonic() > deadline:
-            return count
+        found = []
+        for proc in Path("/proc").glob("[0-9]*"):
+            try:
+                cgroup = (proc / "cgroup").read_text()
+                if any(c in cgroup for c in container_ids):
+                    found.append((proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+            except OSError:  # gone meanwhile
+                continue
+        if not found or time.monotonic() > deadline:
+            return found
         time.sleep(0.5)
 
 
@@ -124,16 +131,20 @@ def test_fork_bomb_is_held_by_the_pids_limit(tiny_prepared: str) -> None:
 def test_twenty_episodes_leave_no_containers_and_no_processes(tiny_prepared: str) -> None:
     before = len(containers())
     env = mle_env.make(tiny_prepared, sandbox="docker")
+    started: set[str] = set()
     for _ in range(20):
         env.reset()
+        container = env.unwrapped._sandbox.container.id
+        started.add(container)
         env.step("sleep 300 &")
+        assert processes_of({container}, settle_s=0), "the episode's processes are not found by their cgroup"
         env.step({"type": "python", "code": "1"})
         env.step({"type": "submit"})
     env.close()
     env.close()
+    assert len(started) == 20
     assert len(containers()) == before == 0
-    assert host_processes("python3 /opt/mle-env/worker.py") == 0
-    assert host_processes("sleep 300") == 0
+    assert processes_of(started) == []  # neither the worker nor the agent's background sleep
 
 
 def test_gc_removes_the_container_of_a_killed_process(tiny_prepared: str, home: Path) -> None:
