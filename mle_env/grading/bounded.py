@@ -6,7 +6,10 @@ already holds: imported modules, the answers; nothing is pickled across), under 
 space it inherited plus a budget) and ``RLIMIT_CPU``, while the parent waits at most a wall-clock limit and
 then kills it. The child returns a JSON value (parsed in the parent: never a pickle from a process that
 read hostile data); an exception of a type the caller names is rebuilt in the parent from its message.
-Whatever else happens to the child (memory exhausted, killed, out of time, crashed) becomes
+The memory limit is on address space: what the parent has mapped and not in use (free space in its malloc
+heap) the child may use beyond its budget; the reserves of the parent's extra malloc arenas, which would
+add 64 MiB for each thread the parent ran, are unmapped in the child. Whatever else happens to the child
+(memory exhausted, killed, out of time, crashed) becomes
 :class:`LimitExceeded`; the parent's memory and state are untouched.
 
 The child only computes and exits with ``os._exit`` (no ``atexit``, no flushing of inherited streams), so

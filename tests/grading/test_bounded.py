@@ -113,15 +113,30 @@ def test_the_child_sees_the_parents_objects_frozen_and_the_parent_gets_its_colle
 
 def test_the_reserves_of_the_parents_malloc_arenas_are_not_extra_budget() -> None:
     """glibc reserves 64 MiB for each extra malloc arena, which RLIMIT_AS already counts: without unmapping
-    their unused tails, a child refused by the limit would go on allocating in them."""
-    import threading
+    their unused tails, a child refused by the limit would go on allocating in them.
 
-    def use_malloc() -> None:
-        [bytearray(3000) for _ in range(20_000)]  # noqa: B018 - this thread's own arena
+    Run in a fresh interpreter: the limit is on address space, so free memory already mapped in the parent's
+    heap (which a test process that ran others has plenty of) is reusable by the child whatever is unmapped."""
+    import subprocess
+    import sys
+    import textwrap
 
-    thread = threading.Thread(target=use_malloc)
-    thread.start()
-    thread.join()
-    with pytest.raises(LimitExceeded, match="memory"):
-        run(lambda: len([bytearray(3 * MiB) for _ in range(10)]), memory=8 * MiB)
-    assert run(lambda: len([bytearray(3000) for _ in range(2000)]), memory=8 * MiB) == 2000  # small ones fit
+    code = textwrap.dedent("""
+        import threading
+        from mle_env.grading.bounded import LimitExceeded, run_bounded
+
+        def use_malloc():
+            [bytearray(3000) for _ in range(20_000)]  # this thread's own arena
+
+        thread = threading.Thread(target=use_malloc)
+        thread.start()
+        thread.join()
+        budget = 8 * 2**20
+        try:
+            print(run_bounded(lambda: len([bytearray(3 * 2**20) for _ in range(10)]), memory=budget, seconds=30))
+        except LimitExceeded as e:
+            print(e.what)
+        print(run_bounded(lambda: len([bytearray(3000) for _ in range(2000)]), memory=budget, seconds=30))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["memory", "2000"], (out.stdout, out.stderr[-2000:])

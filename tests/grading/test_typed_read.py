@@ -74,13 +74,11 @@ def test_every_corpus_file_gets_the_same_reason(tiny: Grader, tmp_path: Path,  #
 def valid_variants(good: pd.DataFrame) -> dict[str, str]:
     """Well-formed spellings of one valid submission, name -> text."""
     text = csv_text(good)
-    body = text.split("\n", 1)[1]
     return {
         "as-written": text,
         "shuffled": csv_text(good.sample(frac=1.0, random_state=0)),
         "crlf": text.replace("\n", "\r\n"),
         "no-final-newline": text.rstrip("\n"),
-        "blank-lines": "id,target\n\n" + body.replace("\n", "\n\n"),
         "spaces-around-numbers": "id,target\n" + "".join(
             f"{i}, {t!r} \n" for i, t in zip(good["id"], good["target"], strict=True)),
         "exponents": "id,target\n" + "".join(
@@ -118,6 +116,9 @@ def hostile_variants(good: pd.DataFrame) -> dict[str, str | bytes]:
         "huge-exponent": "id,target\n" + "\n".join([rows[0].split(",")[0] + ",1e400", *rows[1:]]) + "\n",
         "short-row": "id,target\n" + "\n".join([rows[0].split(",")[0], *rows[1:]]) + "\n",
         "whitespace-only-line": "id,target\n  \n" + "\n".join(rows) + "\n",
+        "blank-lines": "id,target\n\n" + "\n\n".join(rows) + "\n",
+        "blank-line-at-the-end": "id,target\n" + "\n".join(rows) + "\n\n",
+        "one-row-short": "id,target\n" + "\n".join(rows[:-1]) + "\n",
         "duplicate-and-missing-id": "id,target\n" + "\n".join([rows[1], *rows[1:]]) + "\n",
         "float-ids": "id,target\n" + "\n".join(f"{r.split(',')[0]}.0,{r.split(',')[1]}" for r in rows) + "\n",
         "padded-id": "id,target\n" + "\n".join([" " + rows[0], *rows[1:]]) + "\n",
