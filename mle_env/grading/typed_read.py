@@ -61,7 +61,7 @@ def read_typed(
     try:
         with path.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
             # counted before anything is parsed: a file of the wrong length costs no table in memory
-            if not _plain(data) or _data_lines(data) != len(answer_ids):
+            if _data_lines(data) != len(answer_ids):
                 return None
     except (OSError, ValueError):  # emptied or replaced since it was checked: the text path says what it is
         return None
@@ -96,28 +96,23 @@ def read_typed(
     return TypedSubmission(order=order, targets=columns)
 
 
-def _plain(data: mmap.mmap) -> bool:
-    """No quote character, no byte-order mark, no carriage return but in CRLF line ends: text both readers
-    split into the same fields."""
+def _data_lines(data: mmap.mmap) -> int | None:
+    """The lines after the header, the last one ended or not, or None unless the text is plain: no byte-order
+    mark, no quote character, no carriage return but in CRLF line ends (text both readers split into the same
+    fields). A blank line counts as a line, so a file with one is left to the text path (which skips it, as
+    pandas does)."""
     if data[:3] == b"\xef\xbb\xbf" or data.find(b'"') != -1:
-        return False
-    return data.find(b"\r") == -1 or _count(data, b"\r") == _count(data, b"\r\n")
-
-
-def _data_lines(data: mmap.mmap) -> int:
-    """The lines after the header, the last one ended or not; a blank line counts, so a file with one is
-    left to the text path (which skips it, as pandas does)."""
+        return None
     view = np.frombuffer(data, dtype=np.uint8)  # no copy; gone when this returns, so the mapping can close
-    newlines = sum(int(np.count_nonzero(view[at:at + _SCAN_BYTES] == ord("\n")))
-                   for at in range(0, len(view), _SCAN_BYTES))
+    newlines, returns = 0, data.find(b"\r") != -1
+    for at in range(0, len(view), _SCAN_BYTES):
+        chunk = view[at:at + _SCAN_BYTES]
+        newlines += int(np.count_nonzero(chunk == ord("\n")))
+        if returns:
+            after = np.flatnonzero(chunk == ord("\r")) + at + 1
+            if len(after) and (after[-1] == len(view) or (view[after] != ord("\n")).any()):
+                return None
     return newlines - (1 if data[-1:] == b"\n" else 0)
-
-
-def _count(data: mmap.mmap, needle: bytes) -> int:
-    count, at = 0, data.find(needle)
-    while at != -1:
-        count, at = count + 1, data.find(needle, at + len(needle))
-    return count
 
 
 def _align(table, answer_ids: pd.DataFrame, pa, pc) -> np.ndarray | None:  # noqa: ANN001 - pyarrow, imported late
