@@ -4,7 +4,9 @@ siim-covid19-detection and vinbigdata-chest-xray-abnormalities-detection."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
+from reference_metrics_detection import lyft_3d_map as reference_lyft
 
 from mle_env.competition.registry import get_spec
 from mle_env.grading.metrics import InvalidPrediction, coco_map, lyft_3d_map, siim_map
@@ -134,6 +136,53 @@ def test_lyft_averages_samples_and_ignores_classes_absent_from_a_sample() -> Non
     assert lyft(truth, [f"0.5 {CAR} 0.4 9 9 0 1 1 1 0 bus", ""]) == pytest.approx(0.5)
     # sample 2: car found, pedestrian not (0): its mAP is 1/2
     assert lyft(truth, [f"0.5 {CAR}", f"0.5 {CAR}"]) == pytest.approx(0.75)
+
+
+def test_lyft_counts_a_corner_overlap_and_nothing_for_boxes_just_apart() -> None:
+    # at IoU threshold 0, any shared volume is a hit: the pairs nearest the cut-off of the shapely-free
+    # shortcut (circumscribed circles that barely meet) must still be measured
+    corner, apart = "0.5 3.98 1.99 0 2 4 2 0 car", "0.5 4.02 2.01 0 2 4 2 0 car"
+    assert lyft_3d_map(cells(f"1.0 {CAR}"), cells(corner), iou_thresholds=[0.0]) == 1.0
+    assert lyft_3d_map(cells(f"1.0 {CAR}"), cells(apart), iou_thresholds=[0.0]) == 0.0
+    tilted = f"0.5 {1.999 + np.sqrt(5)} 0 0 2 4 2 {np.arctan2(1, 2)} car"  # its corner pokes into the car's side
+    assert lyft_3d_map(cells(f"1.0 {CAR}"), cells(tilted), iou_thresholds=[0.0]) == 1.0
+
+
+def _random_scenes(rng: np.random.Generator, n_samples: int) -> tuple[list[str], list[str]]:
+    """Crowded samples: jittered, duplicated, relabelled and stray predictions, confidences that tie."""
+    def cell(boxes: list[list]) -> str:
+        return " ".join(" ".join([str(b[0]), *(repr(float(v)) for v in b[1:8]), b[8]]) for b in boxes)
+
+    truths, predictions = [], []
+    for _ in range(n_samples):
+        true_boxes = [[1.0, *rng.uniform(0, 12, 2), rng.uniform(0, 2), *rng.uniform(1, 4, 2), rng.uniform(1, 2),
+                       rng.uniform(-3, 3), str(rng.choice(["car", "bus", "pedestrian"]))]
+                      for _ in range(rng.integers(1, 7))]
+        predicted = []
+        for box in true_boxes:
+            for _ in range(rng.integers(0, 3)):
+                guess = [float(rng.choice([0.5, 0.9, rng.uniform()])), *(np.asarray(box[1:8]) + rng.normal(0, 0.3, 7)),
+                         box[8] if rng.uniform() < 0.9 else "truck"]
+                guess[4:7] = [abs(v) + 0.1 for v in guess[4:7]]
+                predicted.append(guess)
+            if rng.uniform() < 0.2:
+                predicted.append(list(box))
+        predicted += [[0.5, *rng.uniform(0, 12, 2), 1.0, 2.0, 4.0, 1.5, 0.3, "car"] for _ in range(rng.integers(0, 3))]
+        order = rng.permutation(len(predicted))
+        truths.append(cell(true_boxes))
+        predictions.append(cell([predicted[k] for k in order]))
+    return truths, predictions
+
+
+def test_lyft_equals_the_reference_on_random_crowded_scenes() -> None:
+    rng = np.random.default_rng(7)
+    for thresholds in (LYFT_PARAMS["iou_thresholds"], [0.0, 0.1, 0.3]):
+        for _ in range(10):
+            truths, predictions = _random_scenes(rng, int(rng.integers(1, 30)))
+            expected = reference_lyft(pd.DataFrame({"t": truths}), pd.DataFrame({"p": predictions}),
+                                      {"iou_thresholds": thresholds})
+            assert lyft_3d_map(cells(*truths), cells(*predictions), iou_thresholds=thresholds) == pytest.approx(
+                expected, abs=1e-12)
 
 
 @pytest.mark.parametrize("cell", ["0.5 0 0 0 2 4 2 car", "0.5 0 0 0 0 4 2 0 car", "nan 0 0 0 2 4 2 0 car",

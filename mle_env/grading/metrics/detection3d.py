@@ -58,53 +58,73 @@ def _footprints(boxes: np.ndarray) -> np.ndarray:
     return shapely.polygons(np.concatenate([corners, corners[:, :1]], axis=1))
 
 
-def _ious(predicted: np.ndarray, true: np.ndarray) -> np.ndarray:
-    """(predictions, truths) matrix of 3-D IoU, clipped to [0, 1]."""
+def _flatten(samples: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The boxes of all samples end to end: (sample index of each box, class names, (boxes, 8) values)."""
+    counts = np.fromiter((len(labels) for labels, _ in samples), np.int64, len(samples))
+    labels = np.concatenate([labels for labels, _ in samples]) if samples else np.zeros(0, dtype=object)
+    values = np.concatenate([values for _, values in samples]) if samples else np.zeros((0, 8))
+    return np.repeat(np.arange(len(samples)), counts), labels.astype(str), values
+
+
+def _segments(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For segments of ``counts`` items laid end to end: each item's segment and its position in it."""
+    owner = np.repeat(np.arange(len(counts)), counts)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+    return owner, np.arange(int(counts.sum())) - starts[owner]
+
+
+def _pair_ious(predicted: np.ndarray, true: np.ndarray) -> np.ndarray:
+    """3-D IoU of box ``predicted[k]`` with box ``true[k]`` for every k, clipped to [0, 1].
+
+    Only pairs whose height ranges overlap and whose footprints' circumscribed circles meet are handed to
+    shapely; for the others the intersection is empty, so their IoU is 0, as shapely would make it.
+    """
     import shapely
 
-    area = shapely.area(shapely.intersection(_footprints(predicted)[:, None], _footprints(true)[None, :]))
-    low = np.maximum(predicted[:, None, 3] - predicted[:, None, 6] / 2, true[None, :, 3] - true[None, :, 6] / 2)
-    high = np.minimum(predicted[:, None, 3] + predicted[:, None, 6] / 2, true[None, :, 3] + true[None, :, 6] / 2)
-    inter = area * np.maximum(high - low, 0.0)
+    low = np.maximum(predicted[:, 3] - predicted[:, 6] / 2, true[:, 3] - true[:, 6] / 2)
+    high = np.minimum(predicted[:, 3] + predicted[:, 6] / 2, true[:, 3] + true[:, 6] / 2)
+    height = np.maximum(high - low, 0.0)
+    reach = (np.hypot(predicted[:, 4], predicted[:, 5]) + np.hypot(true[:, 4], true[:, 5])) / 2
+    near = np.hypot(predicted[:, 1] - true[:, 1], predicted[:, 2] - true[:, 2]) <= reach * (1 + 1e-9) + 1e-9
+    candidates = np.flatnonzero((height > 0) & near)
+    area = np.zeros(len(predicted))
+    if len(candidates):
+        footprints = shapely.intersection(_footprints(predicted[candidates]), _footprints(true[candidates]))
+        area[candidates] = shapely.area(footprints)
+    inter = area * height
     volume_p, volume_t = np.prod(predicted[:, 4:7], axis=1), np.prod(true[:, 4:7], axis=1)
-    return np.clip(inter / (volume_p[:, None] + volume_t[None, :] - inter), 0, 1)
+    return np.clip(inter / (volume_p + volume_t - inter), 0, 1)
 
 
-def _voc_ap(tp: np.ndarray, n_true: int) -> float:
-    """All-point interpolated AP of predictions ranked by confidence (``tp``: 1 for a hit), as Lyft's script
-    computes it: recall 0 and 1 padded with precision 0, the precision envelope summed over recall steps."""
-    hits, misses = np.cumsum(tp), np.cumsum(1 - tp)
-    recall = np.concatenate(([0.0], hits / n_true, [1.0]))
-    precision = np.concatenate(([0.0], hits / np.maximum(hits + misses, np.finfo(np.float64).eps), [0.0]))
-    precision = np.maximum.accumulate(precision[::-1])[::-1]
-    steps = np.flatnonzero(recall[1:] != recall[:-1])
-    return float(np.sum((recall[steps + 1] - recall[steps]) * precision[steps + 1]))
+def _envelope_areas(hits: np.ndarray, group: np.ndarray, n_true: np.ndarray) -> np.ndarray:
+    """Lyft's all-point interpolated AP of each group of ranked predictions (``hits``: 1 for a hit, in
+    rank order; ``group``: non-decreasing group index; ``n_true``: true boxes per group). Per group, as
+    Lyft's script computes it: the recall and precision curve padded with (0, 0) in front and (1, 0)
+    behind, the precision envelope (the maximum of the precisions at and after each point) summed over
+    the steps where recall changes."""
+    import pandas as pd
 
-
-def _sample_maps(truth: tuple[np.ndarray, np.ndarray], prediction: tuple[np.ndarray, np.ndarray],
-                 thresholds: np.ndarray) -> np.ndarray:
-    """One sample's mAP at each threshold: the mean over the classes of its true boxes of each class's AP."""
-    classes = sorted({str(c) for c in truth[0]})
-    if not classes:
-        raise ValueError("an answers row has no true box: its mAP is undefined")
-    aps = np.zeros((len(classes), len(thresholds)))
-    for k, cls in enumerate(classes):
-        true = truth[1][truth[0] == cls]
-        mine = prediction[1][prediction[0] == cls]
-        if not len(mine):
-            continue
-        mine = mine[np.argsort(-mine[:, 0], kind="stable")]
-        ious = _ious(mine, true)
-        best, best_iou = np.argmax(ious, axis=1), np.max(ious, axis=1)
-        for j, threshold in enumerate(thresholds):
-            taken = np.zeros(len(true), dtype=bool)
-            tp = np.zeros(len(mine))
-            for i in np.flatnonzero(best_iou > threshold):
-                if not taken[best[i]]:
-                    taken[best[i]] = True
-                    tp[i] = 1.0
-            aps[k, j] = _voc_ap(tp, len(true))
-    return aps.mean(axis=0)
+    groups, per_group = np.unique(group, return_counts=True)
+    owner, rank = _segments(per_group)
+    cumulative = np.cumsum(hits)
+    found = cumulative - (cumulative - hits)[np.concatenate(([0], np.cumsum(per_group)[:-1]))][owner]
+    recall = found / n_true[groups][owner]
+    precision = found / np.maximum(rank + 1.0, np.finfo(np.float64).eps)
+    # the curve of group k fills positions start[k] .. start[k] + per_group[k] + 1, its two pads included
+    length = per_group + 2
+    start = np.concatenate(([0], np.cumsum(length)[:-1]))
+    curve_owner = np.repeat(np.arange(len(groups)), length)
+    curve_recall, curve_precision = np.zeros(int(length.sum())), np.zeros(int(length.sum()))
+    curve_recall[start + length - 1] = 1.0
+    inner = start[owner] + rank + 1
+    curve_recall[inner], curve_precision[inner] = recall, precision
+    envelope = pd.Series(curve_precision[::-1]).groupby(curve_owner[::-1]).cummax().to_numpy()[::-1]
+    step = np.ones(len(curve_recall), dtype=bool)
+    step[start] = False  # a group's first point has no step before it
+    step[1:] &= curve_recall[1:] != curve_recall[:-1]
+    where = np.flatnonzero(step)
+    terms = (curve_recall[where] - curve_recall[where - 1]) * envelope[where]
+    return np.bincount(curve_owner[where], weights=terms, minlength=len(groups)), groups
 
 
 @register_metric("lyft_3d_map", lower_is_better=False)
@@ -114,13 +134,53 @@ def lyft_3d_map(y_true: np.ndarray, y_pred: np.ndarray, iou_thresholds: list[flo
     Cells hold "confidence x y z width length height yaw class" groups separated by single spaces (the
     answers' confidences are ignored); an empty cell has no boxes. Per sample and threshold, each class of
     the sample's true boxes gets Lyft's AP: its predictions in decreasing confidence (ties in written order)
-    each find the true box of that class with the highest IoU; above the threshold and not yet taken, it is a
-    hit, else a miss; AP is the all-point interpolated area under the precision envelope. Predicted classes
-    absent from the sample's truth are ignored; a class without predictions scores 0. Thresholds default to
-    0.5, 0.55, ..., 0.95. A cell that is not such groups of finite numbers with positive sizes raises
-    :class:`InvalidPrediction`. Needs ``shapely``.
+    each find the true box of that class with the highest IoU (the first of equals); above the threshold and
+    not yet taken, it is a hit, else a miss; AP is the all-point interpolated area under the precision
+    envelope. Predicted classes absent from the sample's truth are ignored; a class without predictions
+    scores 0. Thresholds default to 0.5, 0.55, ..., 0.95. A cell that is not such groups of finite numbers
+    with positive sizes raises :class:`InvalidPrediction`; an answers row without a box, ValueError. Needs
+    ``shapely``. All samples are computed at once: the cost is that of the box pairs, not of the rows.
     """
     thresholds = np.array(iou_thresholds if iou_thresholds is not None else LYFT_IOU_THRESHOLDS, dtype=float)
     truths, predictions = _samples(y_true, "answer"), _samples(y_pred, "prediction")
-    maps = [_sample_maps(t, p, thresholds) for t, p in zip(truths, predictions, strict=True)]
+    t_sample, t_label, t_box = _flatten(truths)
+    p_sample, p_label, p_box = _flatten(predictions)
+    n_samples = len(truths)
+    if len(np.unique(t_sample)) < n_samples:
+        raise ValueError("an answers row has no true box: its mAP is undefined")
+
+    # a group: one sample's true boxes of one class, in written order, and its predictions of that class
+    names, codes = np.unique(np.concatenate([t_label, p_label]), return_inverse=True)
+    t_key = t_sample * len(names) + codes[:len(t_label)]
+    p_key = p_sample * len(names) + codes[len(t_label):]
+    group_keys, t_group, n_true = np.unique(t_key, return_inverse=True, return_counts=True)
+    t_order = np.argsort(t_group, kind="stable")
+    t_box, t_start = t_box[t_order], np.concatenate(([0], np.cumsum(n_true)[:-1]))
+    p_group = np.minimum(np.searchsorted(group_keys, p_key), len(group_keys) - 1)
+    scored = np.flatnonzero(group_keys[p_group] == p_key)
+    ranked = scored[np.lexsort((-p_box[scored, 0], p_group[scored]))]  # stable: ties keep written order
+    p_group, p_box = p_group[ranked], p_box[ranked]
+
+    aps = np.zeros((len(group_keys), len(thresholds)))
+    if len(ranked):
+        # every prediction against every true box of its group
+        pair_pred, within = _segments(n_true[p_group])
+        pair_true = t_start[p_group][pair_pred] + within
+        ious = _pair_ious(p_box[pair_pred], t_box[pair_true])
+        first_pair = np.concatenate(([0], np.cumsum(n_true[p_group])[:-1]))
+        best_iou = np.maximum.reduceat(ious, first_pair)
+        at_best = np.where(ious == best_iou[pair_pred], np.arange(len(ious)), len(ious))
+        best_true = pair_true[np.minimum.reduceat(at_best, first_pair)]
+        for j, threshold in enumerate(thresholds):
+            over = np.flatnonzero(best_iou > threshold)
+            _, first = np.unique(best_true[over], return_index=True)  # the first claim on a true box hits
+            hits = np.zeros(len(ranked))
+            hits[over[first]] = 1.0
+            areas, groups = _envelope_areas(hits, p_group, n_true)
+            aps[groups, j] = areas
+
+    group_sample = group_keys // len(names)
+    classes = np.bincount(group_sample, minlength=n_samples)
+    maps = np.stack([np.bincount(group_sample, weights=aps[:, j], minlength=n_samples) / classes
+                     for j in range(len(thresholds))], axis=1)
     return float(np.mean(maps))
