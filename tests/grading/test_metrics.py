@@ -210,3 +210,31 @@ def test_log_losses_with_mlebench_params_equal_scikit_learn() -> None:
     ours = get_metric("multiclass_log_loss")(onehot, probs, eps=eps, renormalise=False)
     assert ours == pytest.approx(expected, abs=1e-12)
     assert get_metric("log_loss")(labels % 2, probs[:, 0], eps=eps) == pytest.approx(binary_expected, abs=1e-12)
+
+
+def test_label_metrics_on_codes_equal_scikit_learn_on_the_texts_bit_for_bit() -> None:
+    """accuracy, f1 and mcc score integer codes of the labels (fast); the codes must give exactly what
+    scikit-learn gives on the labels as text: the same labels equal, and the same label order (text order,
+    so "10" before "9"), which fixes the order of the per-class terms in the mean."""
+    from sklearn.metrics import f1_score, matthews_corrcoef
+
+    from mle_env.grading.metrics.registry import label_codes, normalise_labels
+
+    rng = np.random.default_rng(3)
+    names = A(["é", "e", "Z", "a", "10", "9", "09"], dtype=object)
+    for n_classes in (2, 3, 12, 150):
+        truth = rng.integers(0, n_classes, 400)
+        guess = np.where(rng.uniform(size=400) < 0.6, truth, rng.integers(0, n_classes + 3, 400))
+        for y_true, y_pred in [
+            (truth, guess), (truth.astype(float), guess), (truth.astype(str).astype(object), guess),
+            (truth, A([f"{v}.0" if v % 3 == 0 else str(v) for v in guess], dtype=object)),
+            (truth + 0.5 * (truth == 1), guess), (names[truth % 7], names[guess % 7]),
+        ]:
+            texts_true, texts_pred = normalise_labels(y_true), normalise_labels(y_pred)
+            codes_true, codes_pred = label_codes(y_true, y_pred)
+            assert ((codes_true[:, None] == codes_pred[None, :]) == (texts_true[:, None] == texts_pred[None, :])).all()
+            assert get_metric("accuracy")(y_true, y_pred) == float(np.mean(texts_true == texts_pred))
+            for average in ("macro", "micro", "weighted"):
+                assert get_metric("f1")(y_true, y_pred, average=average) == f1_score(texts_true, texts_pred,
+                                                                                     average=average)
+            assert get_metric("mcc")(y_true, y_pred) == matthews_corrcoef(texts_true, texts_pred)

@@ -6,13 +6,14 @@ from typing import Any
 
 import numpy as np
 
-from mle_env.grading.metrics.registry import normalise_labels, register_metric, text
+from mle_env.grading.metrics.registry import label_codes, register_metric, text
 
 
 @register_metric("accuracy", lower_is_better=False)
 def accuracy(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     """Fraction of rows (of all cells, for several columns) predicted exactly."""
-    return float(np.mean(normalise_labels(y_true) == normalise_labels(y_pred)))
+    truth, predicted = label_codes(y_true, y_pred)
+    return float(np.mean(truth == predicted))
 
 
 @register_metric("quadratic_weighted_kappa", lower_is_better=False)
@@ -30,7 +31,7 @@ def f1(y_true: np.ndarray, y_pred: np.ndarray, average: str = "binary", pos_labe
 
     yt, yp = np.ravel(y_true), np.ravel(y_pred)
     if average != "binary":
-        yt, yp = normalise_labels(yt), normalise_labels(yp)
+        yt, yp = label_codes(yt, yp)
     return f1_score(yt, yp, average=average, pos_label=pos_label)
 
 
@@ -42,7 +43,7 @@ def mcc(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     """
     from sklearn.metrics import matthews_corrcoef
 
-    return matthews_corrcoef(normalise_labels(y_true), normalise_labels(y_pred))
+    return matthews_corrcoef(*label_codes(y_true, y_pred))
 
 
 @register_metric("multilabel_micro_f1", lower_is_better=False)

@@ -93,14 +93,39 @@ def as_float(a: np.ndarray) -> np.ndarray:
     return np.ravel(a).astype(float)
 
 
-def normalise_labels(a: np.ndarray) -> np.ndarray:
-    """Labels flattened and compared as text, but with 3 and 3.0 the same label."""
-    flat = np.ravel(a)
+def _integral(flat: np.ndarray) -> np.ndarray | None:
+    """A numeric column whose values are all whole numbers, as int64; else None."""
     if flat.dtype.kind in "if":
         as_float_ = flat.astype(float)
         if np.all(np.isfinite(as_float_)) and np.all(as_float_ == np.round(as_float_)):
-            return as_float_.astype(np.int64).astype(str)
-    return flat.astype(str)
+            return as_float_.astype(np.int64)
+    return None
+
+
+def normalise_labels(a: np.ndarray) -> np.ndarray:
+    """Labels flattened and compared as text, but with 3 and 3.0 the same label."""
+    flat = np.ravel(a)
+    integral = _integral(flat)
+    return integral.astype(str) if integral is not None else flat.astype(str)
+
+
+def label_codes(y_true: np.ndarray, y_pred: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Both label columns (flattened) as int64 codes: two cells share a code exactly when their
+    :func:`normalise_labels` texts are equal, and codes sort as those texts do. So a scikit-learn metric
+    gives on the codes what it gives on the texts (same labels, same label order), without hashing and
+    sorting hundreds of thousands of strings (herbarium's 450,000 labels: 0.6 s as text)."""
+    flats = [np.ravel(y_true), np.ravel(y_pred)]
+    integrals = [_integral(f) for f in flats]
+    if all(i is not None for i in integrals):
+        codes, uniques = pd.factorize(np.concatenate(integrals))
+        uniques = np.asarray(uniques).astype(str)
+    else:
+        codes, uniques = pd.factorize(np.concatenate([normalise_labels(f) for f in flats]).astype(object))
+        uniques = np.asarray(uniques, dtype=str)
+    rank = np.empty(len(uniques), dtype=np.int64)
+    rank[np.argsort(uniques, kind="stable")] = np.arange(len(uniques))
+    codes = rank[codes]
+    return codes[:len(flats[0])], codes[len(flats[0]):]
 
 
 def text(value: Any) -> str:
