@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from reference_metrics_volumes import dice_hausdorff_3d as reference_dice_hausdorff
 
 from mle_env.competition.registry import get_spec
 from mle_env.competition.synthetic import folder_module, load_synthetic
@@ -17,6 +18,7 @@ from mle_env.grading.metrics import InvalidPrediction, dice_hausdorff_3d, get_me
 from mle_env.grading.metrics import regression as regression_metrics
 from mle_env.grading.metrics import volumes as volume_metrics
 from mle_env.grading.metrics.volumes import hausdorff_3d
+from mle_env.grading.rle import encode_rle
 from mle_env.paths import CompetitionPaths
 from mle_env.prepare.runner import prepare
 
@@ -161,12 +163,20 @@ def test_dice_hausdorff_caps_a_prediction_ten_times_too_large() -> None:
     assert hausdorff_3d(truth, truth.copy()) == 0.0
 
 
-@pytest.mark.parametrize("path", ["k-d tree", "distance transform"])
+#: (_POINTS_PER_VOXEL, _WINDOW_VOXELS, _WINDOW_READS_PER_POINT) that force each way of measuring distances
+HAUSDORFF_PATHS = {"window, then k-d tree": (0, 4, 10**9), "k-d tree": (0, 0, 0),
+                   "window cut short": (0, 4, 1), "distance transform": (10**9, 4, 4)}
+
+
+@pytest.mark.parametrize("path", list(HAUSDORFF_PATHS))
 def test_hausdorff_equals_scipy_directed_hausdorff(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The surface k-d tree and the distance transform give scipy's exact pairwise directed Hausdorff."""
+    """The nearby look, the surface k-d tree and the distance transform give scipy's exact pairwise directed
+    Hausdorff."""
     from scipy.spatial.distance import directed_hausdorff
 
-    monkeypatch.setattr(volume_metrics, "_POINTS_PER_VOXEL", 0 if path == "k-d tree" else 10**9)
+    for name, value in zip(["_POINTS_PER_VOXEL", "_WINDOW_VOXELS", "_WINDOW_READS_PER_POINT"],
+                           HAUSDORFF_PATHS[path], strict=True):
+        monkeypatch.setattr(volume_metrics, name, value)
     rng = np.random.default_rng(7)
     for shape in [(3, 9, 7), (6, 5, 11), (1, 12, 12), (8, 8, 8)]:
         for density in (0.05, 0.3):
@@ -177,6 +187,105 @@ def test_hausdorff_equals_scipy_directed_hausdorff(path: str, monkeypatch: pytes
             a, b = np.argwhere(truth) / np.array(shape), np.argwhere(predicted) / np.array(shape)
             expected = max(directed_hausdorff(a, b)[0], directed_hausdorff(b, a)[0]) / math.sqrt(3)
             assert hausdorff_3d(predicted, truth) == pytest.approx(expected, abs=1e-12), (shape, density)
+
+
+def test_surface_is_the_erosion_border() -> None:
+    from scipy.ndimage import binary_erosion, generate_binary_structure
+
+    rng = np.random.default_rng(3)
+    for shape in [(1, 1, 1), (1, 5, 4), (4, 6, 5), (7, 3, 9)]:
+        target = rng.random(shape) < 0.6
+        eroded = binary_erosion(target, generate_binary_structure(3, 1), border_value=1)
+        assert np.array_equal(volume_metrics._surface(target), np.flatnonzero(target & ~eroded)), shape
+
+
+def test_farthest_finds_the_largest_nearest_distance() -> None:
+    """Pruning by approximate queries keeps the point whose nearest neighbour is farthest, whatever the slack."""
+    from scipy.spatial import cKDTree
+
+    rng = np.random.default_rng(5)
+    for n_tree, n_points in [(1, 5), (50, 200), (2000, 3000)]:
+        tree = cKDTree(rng.random((n_tree, 3)) ** 2)
+        points = rng.random((n_points, 3))
+        exact = tree.query(points)[0].max()
+        for eps in (0.5, 1.0, 3.0):
+            for top in (1, 32):
+                assert volume_metrics._farthest(tree, points, eps, top).max() == exact, (n_tree, eps, top)
+
+
+def test_union_is_the_maximal_runs_of_the_drawn_voxels() -> None:
+    """Overlapping and touching pieces (rows of one slice, runs wrapping columns) merge into one run."""
+    rng = np.random.default_rng(9)
+    for _ in range(200):
+        depth, height, width = (int(n) for n in rng.integers(1, 5, 3))
+        n = int(rng.integers(0, 12))
+        layer, column = rng.integers(0, depth, n), rng.integers(0, width, n)
+        top = rng.integers(0, height, n)
+        bottom = top + 1 + (rng.integers(0, height, n) % (height - top))
+        line = np.zeros(depth * width * height + 2, dtype=bool)  # pixel p at 1 + p, a False at each end
+        for z, x, y0, y1 in zip(layer, column, top, bottom, strict=True):
+            line[1 + (z * width + x) * height + y0:1 + (z * width + x) * height + y1] = True
+        starts, ends = volume_metrics._union(np.stack([layer, column, top, bottom]), height, width)
+        assert list(starts) == list(np.flatnonzero(line[1:] & ~line[:-1]))
+        assert list(ends) == list(np.flatnonzero(line[:-1] & ~line[1:]))
+
+
+def _random_rows(rng: np.random.Generator) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """Answers (id, height, width) and true and predicted RLE columns for a few volumes of random sizes: one
+    to three rows (classes, which may overlap) per slice, rows shuffled; predictions the truth itself, the
+    truth split between the slice's rows, shifted, thinned, emptied or elsewhere."""
+    rows = []
+    for v in range(int(rng.integers(1, 5))):
+        height, width, depth = (int(n) for n in rng.integers(1, 12, 3))
+        for s in rng.choice(np.arange(1, 40), size=depth, replace=False):
+            masks = [rng.random((height, width)) < rng.choice([0.0, 0.1, 0.5]) for _ in range(rng.integers(1, 4))]
+            kind = int(rng.integers(6))
+            for k, truth in enumerate(masks):
+                if kind == 0:
+                    predicted = truth
+                elif kind == 1:  # the slice's union in the first row: the same volume, other runs
+                    predicted = np.logical_or.reduce(masks) if k == 0 else np.zeros_like(truth)
+                elif kind == 2:
+                    predicted = np.roll(truth, int(rng.integers(-2, 3)), axis=int(rng.integers(2)))
+                elif kind == 3:
+                    predicted = truth & (rng.random(truth.shape) < 0.7)
+                else:
+                    predicted = rng.random(truth.shape) < (0.0 if kind == 4 else 0.05)
+                rows.append((f"c{v}_day{v}_slice_{s:04d}", encode_rle(truth), encode_rle(predicted), height, width))
+    rows = [rows[i] for i in rng.permutation(len(rows))]
+    answers = pd.DataFrame({"id": [r[0] for r in rows], "image_height": [f"{r[3]}.0" for r in rows],
+                            "image_width": [f"{r[4]}.0" for r in rows]})
+    return answers, np.array([r[1] for r in rows], object), np.array([r[2] for r in rows], object)
+
+
+@pytest.mark.parametrize("path", list(HAUSDORFF_PATHS))
+def test_dice_hausdorff_equals_the_reference_on_random_volumes(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every shortcut (identical runs, the box, the nearby look, the pruned k-d tree queries) against the
+    reference's dense volumes and all-pairs distances, and against drawing every volume."""
+    for name, value in zip(["_POINTS_PER_VOXEL", "_WINDOW_VOXELS", "_WINDOW_READS_PER_POINT"],
+                           HAUSDORFF_PATHS[path], strict=True):
+        monkeypatch.setattr(volume_metrics, name, value)
+    params = {"id_column": "id", "shape_columns": ("image_height", "image_width"), "slice_separator": "_slice_",
+              "dice_weight": 0.4, "hausdorff_weight": 0.6, "size_ratio_cap": 10.0}
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        answers, truth, predicted = _random_rows(rng)
+        score = dice_hausdorff_3d(truth, predicted, answers=answers)
+        expected = reference_dice_hausdorff(answers.assign(predicted=truth), pd.DataFrame({"predicted": predicted}),
+                                            params)
+        assert score == pytest.approx(expected, abs=1e-12, nan_ok=True)
+        with monkeypatch.context() as m:
+            m.setattr(volume_metrics, "_rows_differ", lambda a, b: np.ones(a.n_rows, dtype=bool))
+            assert dice_hausdorff_3d(truth, predicted, answers=answers) == pytest.approx(score, abs=1e-15, nan_ok=True)
+
+
+def test_dice_hausdorff_draws_runs_that_wrap_to_the_next_column() -> None:
+    # 3 x 3 images, pixels numbered down the columns. Slice 1: true pixels 3-7 (row 2 of column 0, column 1,
+    # row 0 of column 2); predicted: the same pixels, in two rows. Slice 2: one predicted pixel, (row 0,
+    # column 0), sqrt((1/2)^2 + (1/3)^2) from the nearest true voxel (slice 1, row 0, column 1)
+    rows = [("c1_slice_1", "3 5", "3 1 7 1"), ("c1_slice_1", "", "4 3"), ("c1_slice_2", "", "1 1")]
+    distance = math.sqrt(1 / 4 + 1 / 9) / math.sqrt(3)
+    assert dice_hausdorff(rows, size=(3, 3)) == pytest.approx(0.4 * (4 / 7) / 3 + 0.6 * (1 - distance), abs=1e-12)
 
 
 def test_dice_hausdorff_rejects_malformed_rle_naming_the_row() -> None:
