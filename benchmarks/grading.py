@@ -9,8 +9,10 @@ folder's ``perfect_submission``) is graded with :class:`~mle_env.grading.grader.
 alignment, metric, medals; the grader is built once, as an env does). Printed per competition: answer
 rows; the best of ``--repeat`` grading times, split into validation alone and the metric alone (both timed
 in this process) and the rest (the bounded child's fixed cost: fork, limits, exit); the best time of
-``pandas.read_csv`` of the submission plus the answers; and the ratios of grading and of validation to
-reading (target: within 3x on the largest files, so that validation never dominates). Then the
+``pandas.read_csv`` of the submission plus the answers, in this process and in a child forked as the
+grader forks one (the same fork, first touch of fresh pages and exit that every grade pays); and the ratios
+of grading to both readings and of validation to reading (target: within 3x on the largest files, so that
+validation never dominates). Then the
 ``levenshtein`` metric on ``--levenshtein-rows`` strings of about 100 characters (bms-molecular-translation's
 scale; target under 30 s). Prepare's peak memory on large raw files is
 ``benchmarks/prepare_memory.py``.
@@ -36,6 +38,7 @@ from real_scale import SCALES, real_scale_answers
 
 from mle_env.competition.registry import get_spec
 from mle_env.competition.synthetic import load_synthetic, synthetic_competitions
+from mle_env.grading.bounded import run_bounded
 from mle_env.grading.grader import Grader
 from mle_env.grading.metrics import get_metric
 from mle_env.paths import CompetitionPaths, sha256_file
@@ -68,6 +71,7 @@ class Timing:
     check: float  # validation alone (read, align, convert), in this process
     metric: float  # the metric alone on the validated submission, in this process
     read: float  # pandas.read_csv of the submission plus the answers
+    read_in_child: float  # the same read in a child forked as the grader forks one (fork, fresh pages, exit)
 
 
 def measure(cid: str, work: Path, repeat: int, real_scale: bool = False) -> Timing:
@@ -103,8 +107,12 @@ def measure(cid: str, work: Path, repeat: int, real_scale: bool = False) -> Timi
     checking = best_of(repeat, lambda: grader.check(submission))
     aligned = grader.check(submission)
     scoring = best_of(repeat, lambda: grader.score(aligned))
-    reading = best_of(repeat, lambda: (pd.read_csv(submission), pd.read_csv(answers_path)))
-    return Timing(len(answers), grading, checking, scoring, reading)
+    def read() -> int:
+        return len(pd.read_csv(submission)) + len(pd.read_csv(answers_path))
+
+    reading = best_of(repeat, read)
+    reading_in_child = best_of(repeat, lambda: run_bounded(read, memory=16 * 2**30, seconds=600))
+    return Timing(len(answers), grading, checking, scoring, reading, reading_in_child)
 
 
 def main() -> None:
@@ -124,7 +132,8 @@ def main() -> None:
             size = f"  ({SCALES[cid].note})" if args.real_scale else ""
             print(f"{cid:55s} {t.rows:>10,} rows  grade {t.grade * 1000:8.1f} ms = check {t.check * 1000:7.1f} + "
                   f"metric {t.metric * 1000:7.1f} + child {max(0.0, t.grade - t.check - t.metric) * 1000:6.1f}  "
-                  f"read {t.read * 1000:7.1f} ms  grade x{t.grade / t.read:5.1f}  check x{t.check / t.read:4.1f}"
+                  f"read {t.read * 1000:7.1f} ms ({t.read_in_child * 1000:7.1f} in a child)  "
+                  f"grade x{t.grade / t.read:5.1f} (x{t.grade / t.read_in_child:4.1f})  check x{t.check / t.read:4.1f}"
                   f"{size}", flush=True)
     largest = sorted(rows, key=lambda r: -r[1].rows)[:3]
     print("largest answers: " + ", ".join(f"{c} ({t.rows:,} rows) grade x{t.grade / t.read:.1f}, "
