@@ -181,8 +181,9 @@ def _out_of_memory(e: BaseException) -> bool:
 
 def _limit_self(memory: int, seconds: float) -> None:  # pragma: no cover - runs in the child
     """Cap this (child) process: address space = what it has now + ``memory``; CPU = ``seconds`` + 1; no core
-    dumps or fault tracebacks; one thread for the thread pools the parent loaded, so that their reservations
-    do not eat the budget; Arrow allocating with the system allocator. A limit that cannot be set is skipped."""
+    dumps or fault tracebacks; one thread for the thread pools the parent loaded (:func:`_one_thread_per_pool`),
+    so that their reservations do not eat the budget; Arrow allocating with the system allocator. A limit
+    that cannot be set is skipped."""
     _drop_arena_reserves()
     limits = ((resource.RLIMIT_AS, lambda: _address_space() + memory),
               (resource.RLIMIT_CPU, lambda: math.ceil(seconds) + 1),
@@ -200,10 +201,37 @@ def _limit_self(memory: int, seconds: float) -> None:  # pragma: no cover - runs
         # mimalloc/jemalloc reuse address space reserved before the fork (a GiB), which RLIMIT_AS cannot
         # see; the system allocator maps what it needs
         pyarrow.set_memory_pool(pyarrow.system_memory_pool())
+    _one_thread_per_pool()
+
+
+def _one_thread_per_pool() -> None:  # pragma: no cover - runs in the child
+    """Make the BLAS and OpenMP libraries the parent loaded compute on this thread alone, starting none.
+
+    OpenBLAS built on pthreads (numpy's and scipy's wheels) stops its pool before a fork and restarts all of
+    it in the child, a thread per core that spins about 0.1 s before it sleeps, on the first call to
+    ``openblas_set_num_threads``, whatever number is asked (OpenBLAS #1837, #4361). Through threadpoolctl
+    that cost 80 ms of a 20 ms check on two cores, and would start a hundred threads on a large host, each
+    reserving its stack from the memory budget. So for that library the thread count its parallel paths
+    read, the exported ``blas_cpu_number``, is set to 1 directly and the pool is never restarted; any other
+    library (OpenMP, MKL, BLIS, OpenBLAS on OpenMP) gets threadpoolctl's limit."""
     threadpoolctl = sys.modules.get("threadpoolctl")
-    if threadpoolctl is not None:
+    if threadpoolctl is None:
+        return
+    import ctypes
+
+    try:
+        controllers = threadpoolctl.ThreadpoolController().lib_controllers
+    except Exception:  # noqa: BLE001 - only an optimisation
+        return
+    for library in controllers:
         try:
-            threadpoolctl.threadpool_limits(1)
+            if library.internal_api == "openblas" and getattr(library, "threading_layer", "") == "pthreads":
+                try:
+                    ctypes.c_int.in_dll(library.dynlib, "blas_cpu_number").value = 1
+                    continue
+                except ValueError:  # not exported by this build: the library's own call, pool and all
+                    pass
+            library.set_num_threads(1)
         except Exception:  # noqa: BLE001 - only an optimisation
             pass
 

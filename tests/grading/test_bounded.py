@@ -3,6 +3,7 @@ ChildFailed, and no child outlives the call."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 
@@ -140,3 +141,42 @@ def test_the_reserves_of_the_parents_malloc_arenas_are_not_extra_budget() -> Non
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.split() == ["memory", "2000"], (out.stdout, out.stderr[-2000:])
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="a thread pool needs two cores to start a thread")
+def test_the_child_computes_blas_on_its_own_thread_and_starts_no_pool() -> None:
+    """OpenBLAS restarts its whole pool in a forked child on the first openblas_set_num_threads call (a thread
+    per core, spinning before it sleeps): the child limits it without that call, so no thread is started,
+    before or during a product that would run in parallel, and numpy's and scipy's BLAS report one thread.
+
+    Run in a fresh interpreter, with numpy's and scipy's OpenBLAS and scikit-learn's OpenMP loaded and used
+    in the parent first, as a grader has them."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import json, os
+        import numpy as np, scipy.linalg, sklearn.metrics, threadpoolctl
+        from mle_env.grading.bounded import run_bounded
+
+        a = np.random.default_rng(0).random((600, 600))
+        a @ a, scipy.linalg.lu_factor(a)  # the parent's pools running
+
+        def child():
+            before = len(os.listdir("/proc/self/task"))
+            product, factor = a @ a, scipy.linalg.lu_factor(a)[0]
+            after = len(os.listdir("/proc/self/task"))
+            pools = {i["internal_api"] + ":" + os.path.basename(i["filepath"]): i["num_threads"]
+                     for i in threadpoolctl.threadpool_info()}
+            return [before, after, float(product[0, 0]), float(factor[0, 0]), pools]
+
+        print(json.dumps(run_bounded(child, memory=2**30, seconds=60)))
+        print(json.dumps([float((a @ a)[0, 0]), float(scipy.linalg.lu_factor(a)[0][0, 0])]))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    (before, after, product, factor, pools), expected = (json.loads(line) for line in out.stdout.split("\n")[:2])
+    assert (before, after) == (1, 1), out.stdout
+    assert [product, factor] == pytest.approx(expected, rel=1e-12)
+    assert any(name.startswith("openblas") for name in pools) and set(pools.values()) == {1}, pools
