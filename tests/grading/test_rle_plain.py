@@ -95,8 +95,21 @@ def test_parse_column_is_the_same_without_the_fast_reading(seed: int, monkeypatc
         if n_rows and rng.random() < 0.1:
             column[rng.randrange(n_rows)] = rng.choice([None, float("nan"), "-", 7, 1.5, " - "])
         columns.append((column, n_pixels))
+    batched = [_outcome(column, n_pixels) for column, n_pixels in columns]
+    with monkeypatch.context() as m:  # batches of a few characters: cells cut into many batches
+        m.setattr(rle, "_BATCH_CHARACTERS", 7)
+        assert [_outcome(column, n_pixels) for column, n_pixels in columns] == batched
+    monkeypatch.setattr(rle, "_plain_column", lambda values: None)
     fast = [_outcome(column, n_pixels) for column, n_pixels in columns]
     monkeypatch.setattr(rle, "_plain_numbers", lambda text: None)
     slow = [_outcome(column, n_pixels) for column, n_pixels in columns]
-    assert fast == slow
+    assert batched == fast == slow
     assert sum(o[0] == "table" for o in fast) > 40 and sum(o[0] == "error" for o in fast) > 40
+
+
+def test_a_column_of_plain_cells_is_read_in_batches() -> None:
+    column = ["1 2 5 1", "", "-", None, "3\x1c4", "  ", "0007 1\n9 2"]
+    numbers, tokens = rle._plain_column(column)
+    assert numbers.tolist() == [1, 2, 5, 1, 3, 4, 7, 1, 9, 2] and tokens.tolist() == [4, 0, 0, 0, 2, 0, 4]
+    for stepped_aside in (["1 2", 3], ["1 2", "+1 2"], ["1 2", "9" * 19 + " 1"], ["1 2\xa03 4"]):
+        assert rle._plain_column(stepped_aside) is None
