@@ -238,3 +238,27 @@ def test_label_metrics_on_codes_equal_scikit_learn_on_the_texts_bit_for_bit() ->
                 assert get_metric("f1")(y_true, y_pred, average=average) == f1_score(texts_true, texts_pred,
                                                                                      average=average)
             assert get_metric("mcc")(y_true, y_pred) == matthews_corrcoef(texts_true, texts_pred)
+
+
+def test_lwlrap_equals_scikit_learn_bit_for_bit() -> None:
+    """lwlrap does scikit-learn's label-ranking average precision for all rows at once: the same number to
+    the last bit, ties, rows of every label and of over 8 labels (numpy's pairwise sums) included."""
+    from sklearn.metrics import label_ranking_average_precision_score
+
+    from mle_env.grading.metrics import ranking
+
+    rng = np.random.default_rng(5)
+    for trial in range(150):
+        n, k = int(rng.integers(1, 50)), int(rng.integers(1, 30))
+        truth = rng.random((n, k)) < [0.05, 0.2, 0.5, 0.9][trial % 4]
+        truth[int(rng.integers(n))] = trial % 3 == 0  # a row of every label, or of none
+        scores = [rng.random((n, k)), np.round(rng.random((n, k)), 1), rng.integers(0, 3, (n, k)) * 1.0][trial % 3]
+        weights = truth.sum(axis=1)
+        rows = np.flatnonzero(weights > 0)
+        if not len(rows):
+            continue
+        expected = label_ranking_average_precision_score(truth[rows], scores[rows], sample_weight=weights[rows])
+        assert get_metric("lwlrap")(truth.astype(int), scores) == expected, trial
+        assert ranking._weighted_lrap(truth[rows], scores[rows], weights[rows]) == expected, trial
+    with pytest.raises(ValueError, match="finite"):
+        get_metric("lwlrap")(A([[1, 0]]), A([[0.5, np.nan]]))

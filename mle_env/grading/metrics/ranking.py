@@ -8,6 +8,7 @@ from mle_env.grading.metrics.registry import InvalidPrediction, register_metric,
 
 _PYTHON_MAX = 24  # items per row up to which pairs are counted in Python
 _BLOCK = 1024  # rows of the pairwise comparison done at once when counting inversions
+_LRAP_CELLS = 2**24  # (row, label, label) comparisons lwlrap makes at once
 
 
 @register_metric("map_at_k", lower_is_better=False)
@@ -86,16 +87,46 @@ def lwlrap(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     label of a row gets the precision of the row's ranking at that label: the share of true labels among
     the labels scored at least as high (ties count against it); a row's mean over its true labels is
     weighted by its number of true labels, so every true label counts once. Rows without a true label are
-    left out. Computed with scikit-learn's ``label_ranking_average_precision_score`` and
-    ``sample_weight`` = the number of true labels, as the competition's own code does; ValueError when
-    no row has a true label.
+    left out. The competition's own code calls scikit-learn's ``label_ranking_average_precision_score``
+    with ``sample_weight`` = the number of true labels; this is that computation with the rows done
+    together (:func:`_weighted_lrap`), equal to it bit for bit. ValueError when no row has a true label or
+    a score is not finite.
     """
-    from sklearn.metrics import label_ranking_average_precision_score
-
     truth = np.asarray(y_true, dtype=float).reshape(len(y_true), -1) > 0
     scores = np.asarray(y_pred, dtype=float).reshape(len(y_pred), -1)
+    if not np.isfinite(scores).all():
+        raise ValueError("lwlrap: a score is not a finite number")
     weights = truth.sum(axis=1)
     rows = np.flatnonzero(weights > 0)
     if len(rows) == 0:
         raise ValueError("lwlrap: no row of the answers has a true label")
-    return label_ranking_average_precision_score(truth[rows], scores[rows], sample_weight=weights[rows])
+    return _weighted_lrap(truth[rows], scores[rows], weights[rows])
+
+
+def _weighted_lrap(truth: np.ndarray, scores: np.ndarray, weights: np.ndarray) -> float:
+    """scikit-learn's ``label_ranking_average_precision_score(truth, scores, sample_weight=weights)``, the
+    same numbers in the same order, without its Python loop over rows (freesound's 3,374 rows: 0.30 s).
+
+    Per row, each true label j gets (true labels scored at least as high as j) / (labels scored at least as
+    high as j): the "max" ranks scikit-learn takes with ``rankdata``, as counts. Their mean over the row's
+    true labels in column order is taken with ``np.mean`` over rows of the same number of true labels, the
+    summation numpy does for one row; a row whose labels are all true or none scores 1. The rows' weighted
+    scores are summed in order (``cumsum``, one addition after another, as scikit-learn's loop does) and
+    divided by the total weight.
+    """
+    n_rows, n_labels = truth.shape
+    counts = truth.sum(axis=1)
+    scored = np.ones(n_rows)
+    ranked = np.flatnonzero((counts > 0) & (counts < n_labels))
+    precision = np.zeros((n_rows, n_labels))
+    step = max(1, _LRAP_CELLS // (n_labels * n_labels))
+    for first in range(0, len(ranked), step):
+        rows = ranked[first:first + step]
+        row_scores = scores[rows]
+        at_least = row_scores[:, None, :] >= row_scores[:, :, None]  # [row, j, m]: m ranks with j or above
+        precision[rows] = (at_least & truth[rows][:, None, :]).sum(axis=2) / at_least.sum(axis=2)
+    for count in np.unique(counts[ranked]):
+        rows = ranked[counts[ranked] == count]
+        labels = np.nonzero(truth[rows])[1].reshape(len(rows), int(count))  # in column order, row by row
+        scored[rows] = np.mean(precision[rows[:, None], labels], axis=1)
+    return float(np.cumsum(scored * weights)[-1] / np.sum(weights))
