@@ -138,6 +138,16 @@ def test_lyft_averages_samples_and_ignores_classes_absent_from_a_sample() -> Non
     assert lyft(truth, [f"0.5 {CAR}", f"0.5 {CAR}"]) == pytest.approx(0.75)
 
 
+def test_lyft_names_the_first_malformed_row_of_many() -> None:
+    good = f"0.5 {CAR}"
+    truth = [f"1.0 {CAR}"] * 4
+    for bad, reason in [("0.5 0 0 0 2 4 2 car", "groups"), ("0.5 0 0 0 2 4 nan 0 car", "finite"),
+                        ("0.5 0 0 0 2 -4 2 0 car", "not positive")]:
+        later = "0.5 0 0 0 2 4 2 0 car 1"  # also malformed, further down
+        with pytest.raises(InvalidPrediction, match=f"row 3: .*{reason}"):
+            lyft(truth, [good, "", bad, later])
+
+
 def test_lyft_counts_a_corner_overlap_and_nothing_for_boxes_just_apart() -> None:
     # at IoU threshold 0, any shared volume is a hit: the pairs nearest the cut-off of the shapely-free
     # shortcut (circumscribed circles that barely meet) must still be measured

@@ -8,6 +8,8 @@ ranges, over the union of the volumes.
 
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 
 from mle_env.grading.metrics.detection import _groups
@@ -58,12 +60,24 @@ def _footprints(boxes: np.ndarray) -> np.ndarray:
     return shapely.polygons(np.concatenate([corners, corners[:, :1]], axis=1))
 
 
-def _flatten(samples: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The boxes of all samples end to end: (sample index of each box, class names, (boxes, 8) values)."""
-    counts = np.fromiter((len(labels) for labels, _ in samples), np.int64, len(samples))
-    labels = np.concatenate([labels for labels, _ in samples]) if samples else np.zeros(0, dtype=object)
-    values = np.concatenate([values for _, values in samples]) if samples else np.zeros((0, 8))
-    return np.repeat(np.arange(len(samples)), counts), labels.astype(str), values
+def _boxes(cells: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The boxes of all cells end to end: (row of each box, class names, (boxes, 8) floats: confidence x y z
+    width length height yaw). Read in one pass over every token; a column with any malformed cell is read
+    again row by row (:func:`_samples`), which raises :class:`InvalidPrediction` naming the first bad row."""
+    texts = [text(cell) for cell in np.ravel(cells)]
+    tokens = [value.split(" ") if value.strip() else [] for value in texts]
+    counts = np.fromiter(map(len, tokens), np.int64, len(tokens))
+    try:
+        if (counts % 9).any():
+            raise ValueError("not groups of 9 tokens")
+        table = np.array(list(chain.from_iterable(tokens)), dtype=object).reshape(-1, 9)
+        values = table[:, :8].astype(float)  # float() of each token, as the row-by-row reading takes them
+        if not np.isfinite(values).all() or (values[:, 4:7] <= 0).any():
+            raise ValueError("a value out of range")
+    except ValueError:
+        _samples(cells, what)
+        raise AssertionError("unreachable: the one-pass and the row-by-row readings disagree") from None
+    return np.repeat(np.arange(len(texts)), counts // 9), table[:, 8].astype(str), values
 
 
 def _segments(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -142,10 +156,9 @@ def lyft_3d_map(y_true: np.ndarray, y_pred: np.ndarray, iou_thresholds: list[flo
     ``shapely``. All samples are computed at once: the cost is that of the box pairs, not of the rows.
     """
     thresholds = np.array(iou_thresholds if iou_thresholds is not None else LYFT_IOU_THRESHOLDS, dtype=float)
-    truths, predictions = _samples(y_true, "answer"), _samples(y_pred, "prediction")
-    t_sample, t_label, t_box = _flatten(truths)
-    p_sample, p_label, p_box = _flatten(predictions)
-    n_samples = len(truths)
+    t_sample, t_label, t_box = _boxes(y_true, "answer")
+    p_sample, p_label, p_box = _boxes(y_pred, "prediction")
+    n_samples = len(np.ravel(y_true))
     if len(np.unique(t_sample)) < n_samples:
         raise ValueError("an answers row has no true box: its mAP is undefined")
 
