@@ -12,10 +12,9 @@ in this process) and the rest (the bounded child's fixed cost: fork, limits, exi
 ``pandas.read_csv`` of the submission plus the answers, in this process and in a child forked as the
 grader forks one (the same fork, first touch of fresh pages and exit that every grade pays); and the ratios
 of grading to both readings and of validation to reading (target: within 3x on the largest files, so that
-validation never dominates). Then the
-``levenshtein`` metric on ``--levenshtein-rows`` strings of about 100 characters (bms-molecular-translation's
-scale; target under 30 s). Prepare's peak memory on large raw files is
-``benchmarks/prepare_memory.py``.
+validation never dominates). Then the ``levenshtein`` metric on ``--levenshtein-rows`` strings of about 100
+characters (bms-molecular-translation's scale; target under 30 s). Prepare's peak memory on large raw files
+is ``benchmarks/prepare_memory.py``.
 
 ``--real-scale``: the 21 competitions added last (or ``--competitions``), their answers grown to
 MLE-bench's real test sets before grading (icecube's 13.2M rows, hubmap's gigapixel masks; see
@@ -107,6 +106,7 @@ def measure(cid: str, work: Path, repeat: int, real_scale: bool = False) -> Timi
     checking = best_of(repeat, lambda: grader.check(submission))
     aligned = grader.check(submission)
     scoring = best_of(repeat, lambda: grader.score(aligned))
+
     def read() -> int:
         return len(pd.read_csv(submission)) + len(pd.read_csv(answers_path))
 

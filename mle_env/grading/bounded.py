@@ -30,6 +30,7 @@ in-process is not worth a few tens of milliseconds.
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import faulthandler
 import gc
@@ -220,23 +221,28 @@ def _one_thread_per_pool() -> None:  # pragma: no cover - runs in the child
     threadpoolctl = sys.modules.get("threadpoolctl")
     if threadpoolctl is None:
         return
-    import ctypes
-
     try:
         controllers = threadpoolctl.ThreadpoolController().lib_controllers
     except Exception:  # noqa: BLE001 - only an optimisation
         return
     for library in controllers:
         try:
-            if library.internal_api == "openblas" and getattr(library, "threading_layer", "") == "pthreads":
-                try:
-                    ctypes.c_int.in_dll(library.dynlib, "blas_cpu_number").value = 1
-                    continue
-                except ValueError:  # not exported by this build: the library's own call, pool and all
-                    pass
-            library.set_num_threads(1)
+            if not _openblas_on_one_thread(library):
+                library.set_num_threads(1)
         except Exception:  # noqa: BLE001 - only an optimisation
             pass
+
+
+def _openblas_on_one_thread(library: Any) -> bool:  # pragma: no cover - runs in the child
+    """Set a pthreads OpenBLAS (a threadpoolctl controller) to one thread through its ``blas_cpu_number``;
+    False for any other library, or a build that does not export it (the library's own call is left)."""
+    if library.internal_api != "openblas" or getattr(library, "threading_layer", "") != "pthreads":
+        return False
+    try:
+        ctypes.c_int.in_dll(library.dynlib, "blas_cpu_number").value = 1
+    except ValueError:
+        return False
+    return True
 
 
 def _soft(which: int, value: int) -> tuple[int, int]:
@@ -257,8 +263,6 @@ def _drop_arena_reserves() -> None:  # pragma: no cover - runs in the child
     main one is refused: every thread the parent ever ran would add up to 64 MiB to the child's budget. Unmapped,
     a tail cannot grow (glibc's mprotect fails and malloc returns NULL: a MemoryError). The child has one
     thread; the arenas' used parts, and everything else, are left as they are."""
-    import ctypes
-
     try:
         with open("/proc/self/maps") as f:
             regions = [line.split() for line in f]

@@ -61,21 +61,8 @@ def _plain_numbers(text: str) -> np.ndarray | None:
     faster (no Python object per token). None (a sign, an underscore, a non-ASCII digit, a number of
     10**18 or more...) leaves the text to that slower reading, which knows all of int()'s rules.
     """
-    if not text.isascii():
-        return None
-    raw = text.encode("ascii")
-    if raw.translate(None, _PLAIN):  # a character other than a digit or whitespace
-        return None
-    blanked = raw.translate(_TO_BLANK)  # numpy's separator matching knows C's whitespace, not \x1c-\x1f
-    digit = np.frombuffer(blanked, np.uint8) != ord(" ")
-    count = int(digit[0]) + int(np.count_nonzero(digit[1:] > digit[:-1])) if len(digit) else 0
-    if not count:  # all whitespace: fromstring would read one 0
-        return np.zeros(0, np.int64)
-    numbers = np.fromstring(blanked, dtype=np.int64, sep=" ")
-    # A number past int64 reads as int64's maximum (strtol saturates): the limit sends it the slow way.
-    if len(numbers) != count or (numbers >= _PLAIN_LIMIT).any():
-        return None
-    return numbers
+    batch = _plain_batch([text], np.array([len(text)], dtype=np.int64))
+    return None if batch is None else batch[0]
 
 
 def parse_runs(value: Any, n_pixels: int) -> tuple[np.ndarray, np.ndarray]:
@@ -225,7 +212,9 @@ def _plain_column(values: list[Any]) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def _plain_batch(texts: list[str], lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`_plain_column` for one batch of text cells of these ``lengths``."""
+    """:func:`_plain_column` for one batch of text cells of these ``lengths``, read as one text, a newline
+    between two cells. numpy's separator matching knows C's whitespace, not \\x1c-\\x1f, so all of
+    str.split()'s whitespace is made a space first."""
     joined = "\n".join(texts)
     if not joined.isascii():
         return None

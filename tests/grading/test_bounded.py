@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -20,6 +23,12 @@ pytestmark = pytest.mark.skipif(not bounded.can_fork(), reason="the child needs 
 
 def run(fn, memory: int = 256 * MiB, seconds: float = 30.0):  # type: ignore[no-untyped-def]
     return run_bounded(fn, memory=memory, seconds=seconds, passthrough=(InvalidSubmission, KeyError))
+
+
+def in_fresh_interpreter(code: str) -> subprocess.CompletedProcess[str]:
+    """``code`` (dedented) run by a new Python: for what depends on the process's history (its heap, the
+    thread pools it started)."""
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120)
 
 
 def reaped(pid: int) -> bool:
@@ -118,11 +127,7 @@ def test_the_reserves_of_the_parents_malloc_arenas_are_not_extra_budget() -> Non
 
     Run in a fresh interpreter: the limit is on address space, so free memory already mapped in the parent's
     heap (which a test process that ran others has plenty of) is reusable by the child whatever is unmapped."""
-    import subprocess
-    import sys
-    import textwrap
-
-    code = textwrap.dedent("""
+    out = in_fresh_interpreter("""
         import threading
         from mle_env.grading.bounded import LimitExceeded, run_bounded
 
@@ -139,7 +144,6 @@ def test_the_reserves_of_the_parents_malloc_arenas_are_not_extra_budget() -> Non
             print(e.what)
         print(run_bounded(lambda: len([bytearray(3000) for _ in range(2000)]), memory=budget, seconds=30))
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.split() == ["memory", "2000"], (out.stdout, out.stderr[-2000:])
 
 
@@ -151,11 +155,7 @@ def test_the_child_computes_blas_on_its_own_thread_and_starts_no_pool() -> None:
 
     Run in a fresh interpreter, with numpy's and scipy's OpenBLAS and scikit-learn's OpenMP loaded and used
     in the parent first, as a grader has them."""
-    import subprocess
-    import sys
-    import textwrap
-
-    code = textwrap.dedent("""
+    out = in_fresh_interpreter("""
         import json, os
         import numpy as np, scipy.linalg, sklearn.metrics, threadpoolctl
         from mle_env.grading.bounded import run_bounded
@@ -174,7 +174,6 @@ def test_the_child_computes_blas_on_its_own_thread_and_starts_no_pool() -> None:
         print(json.dumps(run_bounded(child, memory=2**30, seconds=60)))
         print(json.dumps([float((a @ a)[0, 0]), float(scipy.linalg.lu_factor(a)[0][0, 0])]))
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     (before, after, product, factor, pools), expected = (json.loads(line) for line in out.stdout.split("\n")[:2])
     assert (before, after) == (1, 1), out.stdout

@@ -80,11 +80,15 @@ def _boxes(cells: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray, np.nda
     return np.repeat(np.arange(len(texts)), counts // 9), table[:, 8].astype(str), values
 
 
+def _starts(counts: np.ndarray) -> np.ndarray:
+    """Where each of segments of ``counts`` items laid end to end starts."""
+    return (np.cumsum(counts) - counts).astype(np.int64)
+
+
 def _segments(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For segments of ``counts`` items laid end to end: each item's segment and its position in it."""
     owner = np.repeat(np.arange(len(counts)), counts)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
-    return owner, np.arange(int(counts.sum())) - starts[owner]
+    return owner, np.arange(int(counts.sum())) - _starts(counts)[owner]
 
 
 def _pair_ious(predicted: np.ndarray, true: np.ndarray) -> np.ndarray:
@@ -110,35 +114,35 @@ def _pair_ious(predicted: np.ndarray, true: np.ndarray) -> np.ndarray:
     return np.clip(inter / (volume_p + volume_t - inter), 0, 1)
 
 
-def _envelope_areas(hits: np.ndarray, group: np.ndarray, n_true: np.ndarray) -> np.ndarray:
-    """Lyft's all-point interpolated AP of each group of ranked predictions (``hits``: 1 for a hit, in
-    rank order; ``group``: non-decreasing group index; ``n_true``: true boxes per group). Per group, as
-    Lyft's script computes it: the recall and precision curve padded with (0, 0) in front and (1, 0)
-    behind, the precision envelope (the maximum of the precisions at and after each point) summed over
-    the steps where recall changes."""
+def _envelope_areas(hits: np.ndarray, group: np.ndarray, n_true: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Lyft's all-point interpolated AP of each group of ranked predictions, at every threshold: ``hits``
+    (predictions, thresholds) is 1 for a hit, in rank order; ``group`` the non-decreasing group index;
+    ``n_true`` the true boxes per group. Returns (groups, thresholds) APs and the groups they are for. Per
+    group, as Lyft's script computes it: the recall and precision curve padded with (0, 0) in front and
+    (1, 0) behind, the precision envelope (the maximum of the precisions at and after each point) summed
+    over the steps where recall changes, in order."""
     import pandas as pd
 
     groups, per_group = np.unique(group, return_counts=True)
     owner, rank = _segments(per_group)
-    cumulative = np.cumsum(hits)
-    found = cumulative - (cumulative - hits)[np.concatenate(([0], np.cumsum(per_group)[:-1]))][owner]
-    recall = found / n_true[groups][owner]
-    precision = found / np.maximum(rank + 1.0, np.finfo(np.float64).eps)
+    cumulative = np.cumsum(hits, axis=0)
+    found = cumulative - (cumulative - hits)[_starts(per_group)][owner]
     # the curve of group k fills positions start[k] .. start[k] + per_group[k] + 1, its two pads included
     length = per_group + 2
-    start = np.concatenate(([0], np.cumsum(length)[:-1]))
+    start = _starts(length)
     curve_owner = np.repeat(np.arange(len(groups)), length)
-    curve_recall, curve_precision = np.zeros(int(length.sum())), np.zeros(int(length.sum()))
+    shape = (int(length.sum()), hits.shape[1])
+    curve_recall, curve_precision = np.zeros(shape), np.zeros(shape)
     curve_recall[start + length - 1] = 1.0
     inner = start[owner] + rank + 1
-    curve_recall[inner], curve_precision[inner] = recall, precision
-    envelope = pd.Series(curve_precision[::-1]).groupby(curve_owner[::-1]).cummax().to_numpy()[::-1]
-    step = np.ones(len(curve_recall), dtype=bool)
-    step[start] = False  # a group's first point has no step before it
-    step[1:] &= curve_recall[1:] != curve_recall[:-1]
-    where = np.flatnonzero(step)
-    terms = (curve_recall[where] - curve_recall[where - 1]) * envelope[where]
-    return np.bincount(curve_owner[where], weights=terms, minlength=len(groups)), groups
+    curve_recall[inner] = found / n_true[groups][owner][:, None]
+    curve_precision[inner] = found / (rank + 1.0)[:, None]
+    envelope = pd.DataFrame(curve_precision[::-1]).groupby(curve_owner[::-1]).cummax().to_numpy()[::-1]
+    gain = np.zeros_like(curve_recall)
+    gain[1:] = curve_recall[1:] - curve_recall[:-1]
+    gain[start] = 0.0  # a group's first point has no step before it
+    # summed one term after another, group by group; a point where recall stays adds an exact 0
+    return np.add.reduceat(gain * envelope, start, axis=0), groups
 
 
 @register_metric("lyft_3d_map", lower_is_better=False)
@@ -168,7 +172,7 @@ def lyft_3d_map(y_true: np.ndarray, y_pred: np.ndarray, iou_thresholds: list[flo
     p_key = p_sample * len(names) + codes[len(t_label):]
     group_keys, t_group, n_true = np.unique(t_key, return_inverse=True, return_counts=True)
     t_order = np.argsort(t_group, kind="stable")
-    t_box, t_start = t_box[t_order], np.concatenate(([0], np.cumsum(n_true)[:-1]))
+    t_box, t_start = t_box[t_order], _starts(n_true)
     p_group = np.minimum(np.searchsorted(group_keys, p_key), len(group_keys) - 1)
     scored = np.flatnonzero(group_keys[p_group] == p_key)
     ranked = scored[np.lexsort((-p_box[scored, 0], p_group[scored]))]  # stable: ties keep written order
@@ -180,17 +184,17 @@ def lyft_3d_map(y_true: np.ndarray, y_pred: np.ndarray, iou_thresholds: list[flo
         pair_pred, within = _segments(n_true[p_group])
         pair_true = t_start[p_group][pair_pred] + within
         ious = _pair_ious(p_box[pair_pred], t_box[pair_true])
-        first_pair = np.concatenate(([0], np.cumsum(n_true[p_group])[:-1]))
+        first_pair = _starts(n_true[p_group])
         best_iou = np.maximum.reduceat(ious, first_pair)
         at_best = np.where(ious == best_iou[pair_pred], np.arange(len(ious)), len(ious))
         best_true = pair_true[np.minimum.reduceat(at_best, first_pair)]
+        hits = np.zeros((len(ranked), len(thresholds)))
         for j, threshold in enumerate(thresholds):
             over = np.flatnonzero(best_iou > threshold)
             _, first = np.unique(best_true[over], return_index=True)  # the first claim on a true box hits
-            hits = np.zeros(len(ranked))
-            hits[over[first]] = 1.0
-            areas, groups = _envelope_areas(hits, p_group, n_true)
-            aps[groups, j] = areas
+            hits[over[first], j] = 1.0
+        areas, groups = _envelope_areas(hits, p_group, n_true)
+        aps[groups] = areas
 
     group_sample = group_keys // len(names)
     classes = np.bincount(group_sample, minlength=n_samples)
