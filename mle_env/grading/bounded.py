@@ -6,9 +6,11 @@ already holds: imported modules, the answers; nothing is pickled across), under 
 space it inherited plus a budget) and ``RLIMIT_CPU``, while the parent waits at most a wall-clock limit and
 then kills it. The child returns a JSON value (parsed in the parent: never a pickle from a process that
 read hostile data); an exception of a type the caller names is rebuilt in the parent from its message.
-The memory limit is on address space: what the parent has mapped and not in use (free space in its malloc
-heap) the child may use beyond its budget; the reserves of the parent's extra malloc arenas, which would
-add 64 MiB for each thread the parent ran, are unmapped in the child. Whatever else happens to the child
+The memory limit is on address space, so what the parent has mapped and not in use would be extra budget:
+the free blocks of its malloc heaps (as large as whatever it freed last: a temporary the size of the file,
+say) and the reserves of its extra malloc arenas (64 MiB for each thread it ran). The child takes them
+before its budget is set (:func:`_plug_free_blocks`), so that a verdict does not depend on what the parent
+did before. Whatever else happens to the child
 (memory exhausted, killed, out of time, crashed) becomes
 :class:`LimitExceeded`; the parent's memory and state are untouched.
 
@@ -184,13 +186,12 @@ def _out_of_memory(e: BaseException) -> bool:
 
 
 def _limit_self(memory: int, seconds: float) -> None:  # pragma: no cover - runs in the child
-    """Cap this (child) process: address space = what it has now + ``memory``; CPU = ``seconds`` + 1; no core
-    dumps or fault tracebacks; one thread for the thread pools the parent loaded (:func:`_one_thread_per_pool`),
-    so that their reservations do not eat the budget; Arrow allocating with the system allocator. A limit
-    that cannot be set is skipped."""
-    _drop_arena_reserves()
-    limits = ((resource.RLIMIT_AS, lambda: _address_space() + memory),
-              (resource.RLIMIT_CPU, lambda: math.ceil(seconds) + 1),
+    """Cap this (child) process: address space = what it holds in use + ``memory``
+    (:func:`_limit_address_space`); CPU = ``seconds`` + 1; no core dumps or fault tracebacks; one thread for
+    the thread pools the parent loaded (:func:`_one_thread_per_pool`), so that their reservations do not eat
+    the budget; Arrow allocating with the system allocator. A limit that cannot be set is skipped."""
+    _limit_address_space(memory)
+    limits = ((resource.RLIMIT_CPU, lambda: math.ceil(seconds) + 1),
               (resource.RLIMIT_CORE, lambda: 0))  # a crash dumps no GiB of core
     for which, value in limits:
         try:
@@ -251,33 +252,45 @@ def _soft(which: int, value: int) -> tuple[int, int]:
     return (value if hard == resource.RLIM_INFINITY else min(value, hard)), hard
 
 
-#: the address space glibc reserves for each extra malloc arena (HEAP_MAX_SIZE on 64-bit Linux)
-_ARENA_HEAP = 64 * MiB
-
-
-def _drop_arena_reserves() -> None:  # pragma: no cover - runs in the child
-    """Unmap the unused, inaccessible tails of the extra malloc arenas the parent's threads made.
-
-    Each such arena is a 64 MiB-aligned reservation whose tail glibc makes writable as the arena grows. That
-    costs no new address space, so ``RLIMIT_AS`` cannot see it, and malloc turns to these arenas once the
-    main one is refused: every thread the parent ever ran would add up to 64 MiB to the child's budget. Unmapped,
-    a tail cannot grow (glibc's mprotect fails and malloc returns NULL: a MemoryError). The child has one
-    thread; the arenas' used parts, and everything else, are left as they are."""
+def _limit_address_space(memory: int) -> None:  # pragma: no cover - runs in the child
+    """Set ``RLIMIT_AS`` so that this child can use ``memory`` bytes more than the parent left it in use,
+    whatever the parent freed before: malloc's free blocks are taken first (:func:`_plug_free_blocks`), then
+    the limit is what is mapped + ``memory``."""
+    mapped = _address_space()
     try:
-        with open("/proc/self/maps") as f:
-            regions = [line.split() for line in f]
-        munmap = ctypes.CDLL(None, use_errno=True).munmap
+        resource.setrlimit(resource.RLIMIT_AS, _soft(resource.RLIMIT_AS, mapped))
+    except (OSError, ValueError):
+        return
+    _plug_free_blocks()  # maps nothing: the limit is what is mapped
+    resource.setrlimit(resource.RLIMIT_AS, _soft(resource.RLIMIT_AS, mapped + memory))
+
+
+#: the smallest free block :func:`_plug_free_blocks` takes: smaller ones stay reusable beyond the budget
+_PLUG_MIN = 4096
+
+
+def _plug_free_blocks() -> None:  # pragma: no cover - runs in the child
+    """Allocate, and never free, the free blocks of ``_PLUG_MIN`` bytes or more that malloc holds in memory
+    already mapped (in every arena it falls back to, with their reserves), so that a block the child
+    allocates later must be mapped anew, within the limit.
+
+    Called with ``RLIMIT_AS`` at the address space already mapped, so a request that no free block can
+    serve fails instead of mapping more: requests of 64 MiB down to ``_PLUG_MIN`` are repeated until they
+    fail, taking each free block in a few pieces (the pages stay untouched but for malloc's headers). The
+    loop ends because every piece is a distinct part of that bounded space."""
+    try:
+        malloc = ctypes.CDLL(None).malloc
     except (OSError, AttributeError):
         return
-    munmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
-    previous: tuple[int, int, str, bool] | None = None
-    for fields in regions:
-        start, end = (int(x, 16) for x in fields[0].split("-"))
-        anonymous = len(fields) < 6
-        if (previous is not None and anonymous and fields[1] == "---p" and previous[3] and previous[2] == "rw-p"
-                and previous[1] == start and previous[0] % _ARENA_HEAP == 0 and end - previous[0] == _ARENA_HEAP):
-            munmap(start, end - start)
-        previous = (start, end, fields[1], anonymous)
+    malloc.restype, malloc.argtypes = ctypes.c_void_p, (ctypes.c_size_t,)
+    size = 64 * MiB
+    try:
+        while size >= _PLUG_MIN:
+            while malloc(size - 64):  # 64 bytes short, so that a free block of exactly ``size`` serves it
+                pass
+            size //= 2
+    except MemoryError:  # Python itself needed a new block: what is taken stays taken
+        pass
 
 
 def _address_space() -> int:
