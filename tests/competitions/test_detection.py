@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from reference_metrics_detection import lyft_3d_map as reference_lyft
+from reference_metrics_detection import siim_map as reference_siim
 
 from mle_env.competition.registry import get_spec
 from mle_env.grading.metrics import InvalidPrediction, coco_map, lyft_3d_map, siim_map
@@ -69,6 +70,40 @@ def test_siim_map_reads_an_empty_cell_as_no_predictions() -> None:
 def test_siim_map_rejects_malformed_predictions(cell: str) -> None:
     with pytest.raises(InvalidPrediction, match="row 2"):
         siim_map(cells("negative 1 0 0 1 1", "none 1 0 0 1 1"), cells("negative 1 0 0 1 1", cell), iou_threshold=0.5)
+
+
+def _siim_scene(rng: np.random.Generator, classes: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Random rows of labelled boxes: many on a 5 x 5 grid (equal IoUs with different boxes, equal
+    confidences), some inverted, some labelled outside the classes, empty rows."""
+
+    def box() -> list[float]:
+        if rng.random() < 0.6:
+            (x0, x1), (y0, y1) = np.sort(rng.choice(5, 2, replace=False)), np.sort(rng.choice(5, 2, replace=False))
+            return [x0, y0, x1, y1]
+        corners = rng.random(4) * 20
+        return list(corners if rng.random() < 0.1 else [*np.minimum(corners[:2], corners[2:]),
+                                                        *np.maximum(corners[:2], corners[2:])])
+
+    def cell(groups: int) -> str:
+        return "  ".join(" ".join([str(rng.choice(classes)) if rng.random() > 0.05 else "other",
+                                   str(rng.choice([0.5, 1.0, 0.0, rng.random()])), *map(str, box())])
+                         for _ in range(groups))
+
+    rows, per_row = int(rng.integers(1, 30)), int(rng.integers(1, 8))
+    return (cells(*(cell(int(rng.integers(0, per_row + 1))) for _ in range(rows))),
+            cells(*(cell(int(rng.integers(0, 2 * per_row + 1))) for _ in range(rows))))
+
+
+def test_siim_map_equals_the_reference_on_random_crowded_scenes() -> None:
+    """The rows are matched in step (the k-th prediction of every row at once); the reference matches one
+    prediction at a time, so the order of matching, the ties and the pairs of rows without boxes count."""
+    rng = np.random.default_rng(3)
+    for _ in range(150):
+        truths, predictions = _siim_scene(rng, ["opacity", "none", "negative", "typical"][:rng.integers(1, 5)])
+        for threshold in (0.5, 0.3, 0.0):
+            expected = reference_siim(pd.DataFrame({"t": truths}), pd.DataFrame({"p": predictions}),
+                                      {"iou_threshold": threshold})
+            assert siim_map(truths, predictions, iou_threshold=threshold) == pytest.approx(expected, rel=1e-12)
 
 
 # --- coco_map ----------------------------------------------------------------------------------------

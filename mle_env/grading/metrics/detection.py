@@ -24,6 +24,17 @@ def _groups(cell: str, width: int, label_at: int = 0, any_space: bool = False) -
     return labels, values
 
 
+def _starts(counts: np.ndarray) -> np.ndarray:
+    """Where each of segments of ``counts`` items laid end to end starts."""
+    return (np.cumsum(counts) - counts).astype(np.int64)
+
+
+def _segments(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For segments of ``counts`` items laid end to end: each item's segment and its position in it."""
+    owner = np.repeat(np.arange(len(counts)), counts)
+    return owner, np.arange(int(counts.sum())) - _starts(counts)[owner]
+
+
 def _page_counts(truth: str, prediction: str) -> tuple[int, int, int]:
     """(TP, FP, FN) of one page: each true box in order takes the first unused prediction with its label
     and the point strictly inside it."""
@@ -93,38 +104,60 @@ def _labelled_boxes(cells: np.ndarray, any_space: bool, what: str) -> list[tuple
     return out
 
 
-def _pairwise_iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """IoU of one [x_min, y_min, x_max, y_max] box with each row of ``boxes``; 0 where the union is not
-    positive (areas are signed, as the formula gives them for inverted boxes)."""
-    width = np.minimum(box[2], boxes[:, 2]) - np.maximum(box[0], boxes[:, 0])
-    height = np.minimum(box[3], boxes[:, 3]) - np.maximum(box[1], boxes[:, 1])
+def _iou(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """IoU of [x_min, y_min, x_max, y_max] boxes, broadcast against each other along their last axis; 0 where
+    the union is not positive (areas are signed, as the formula gives them for inverted boxes)."""
+    width = np.minimum(boxes[..., 2], others[..., 2]) - np.maximum(boxes[..., 0], others[..., 0])
+    height = np.minimum(boxes[..., 3], others[..., 3]) - np.maximum(boxes[..., 1], others[..., 1])
     inter = np.where(width > 0, width, 0.0) * np.where(height > 0, height, 0.0)
-    union = (box[2] - box[0]) * (box[3] - box[1]) + (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]) - inter
+    union = ((boxes[..., 2] - boxes[..., 0]) * (boxes[..., 3] - boxes[..., 1])
+             + (others[..., 2] - others[..., 0]) * (others[..., 3] - others[..., 1]) - inter)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(union > 0, inter / np.where(union > 0, union, 1.0), 0.0)
 
 
-def _class_pairs(truth: tuple[np.ndarray, np.ndarray], prediction: tuple[np.ndarray, np.ndarray], cls: str,
-                 iou_threshold: float) -> tuple[list[int], list[float]]:
-    """(is true, score) pairs of one row for one class: the class's predictions by confidence (stable) each
-    take the unmatched true box of highest IoU above the threshold (1, confidence) or none (0, confidence);
-    unmatched true boxes add (1, 0); a row with neither adds (0, 0)."""
-    gts = truth[1][truth[0] == cls, 1:]
-    mine = np.flatnonzero(prediction[0] == cls)
-    scores = prediction[1][mine, 0]
-    matched = np.zeros(len(gts), dtype=bool)
-    ys: list[int] = []
-    ss: list[float] = []
-    for k in np.argsort(-scores, kind="stable"):
-        ious = _pairwise_iou(prediction[1][mine[k], 1:], gts) if len(gts) else np.zeros(0)
-        ok = (ious > max(iou_threshold, 0.0)) & ~matched
-        if ok.any():
-            matched[np.argmax(np.where(ok, ious, -np.inf))] = True
-        ys.append(int(ok.any()))
-        ss.append(float(scores[k]))
-    ys += [1] * int((~matched).sum())
-    ss += [0.0] * int((~matched).sum())
-    return (ys, ss) if ys else ([0], [0.0])
+def _class_pairs(truth_rows: np.ndarray, truth_boxes: np.ndarray, rows: np.ndarray, scores: np.ndarray,
+                 boxes: np.ndarray, row_count: int, iou_threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """(is true, score) pairs of one class pooled over ``row_count`` rows, in no particular order (the AP of
+    pooled pairs does not depend on it). ``truth_rows``/``truth_boxes``: the class's true boxes, rows in
+    ascending order; ``rows``/``scores``/``boxes``: its predictions in written order.
+
+    In each row the predictions by confidence (ties in written order) each take the unmatched true box of
+    highest IoU above the threshold (the first in written order on ties): (1, confidence), or (0,
+    confidence) when none is left; unmatched true boxes add (1, 0), and a row with neither adds (0, 0). The
+    rows are matched in step: the k-th prediction of every row at once."""
+    with_truth, truth_count = np.unique(truth_rows, return_counts=True)
+    group, slot = _segments(truth_count)
+    table = np.zeros((len(with_truth), int(truth_count.max(initial=0)), 4))
+    table[group, slot] = truth_boxes
+    present = np.zeros(table.shape[:2], dtype=bool)
+    present[group, slot] = True
+    matched = np.zeros_like(present)
+    order = np.lexsort((np.arange(len(rows)), -scores, rows))  # by row, then confidence, then written order
+    order = order[np.isin(rows[order], with_truth)]  # predictions in rows without boxes match nothing
+    owner = np.searchsorted(with_truth, rows[order])
+    rank = _segments(np.unique(owner, return_counts=True)[1])[1]
+    threshold = max(iou_threshold, 0.0)
+    hit = np.zeros(len(rows), dtype=bool)
+    for k in range(int(rank.max(initial=-1)) + 1):
+        now, g = order[rank == k], owner[rank == k]
+        ious = _iou(boxes[now][:, None, :], table[g])
+        ok = (ious > threshold) & present[g] & ~matched[g]
+        found = ok.any(axis=1)
+        matched[g[found], np.argmax(np.where(ok, ious, -np.inf), axis=1)[found]] = True
+        hit[now[found]] = True
+    missed = int(present.sum() - matched.sum())
+    neither = row_count - len(np.union1d(with_truth, rows))
+    ys = np.concatenate([hit.astype(int), np.ones(missed, dtype=int), np.zeros(neither, dtype=int)])
+    return ys, np.concatenate([scores, np.zeros(missed + neither)])
+
+
+def _flat(boxes: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every row's groups as one table: (row of each group, its label, its 5 numbers)."""
+    rows = np.repeat(np.arange(len(boxes)), [len(labels) for labels, _ in boxes])
+    labels = np.concatenate([labels for labels, _ in boxes]) if boxes else np.zeros(0, dtype=object)
+    values = np.concatenate([values for _, values in boxes]) if boxes else np.zeros((0, 5))
+    return rows, labels.astype(str), values
 
 
 @register_metric("siim_map", lower_is_better=False)
@@ -143,16 +176,13 @@ def siim_map(y_true: np.ndarray, y_pred: np.ndarray, iou_threshold: float = 0.5)
     from sklearn.metrics import average_precision_score
 
     truths = _labelled_boxes(y_true, True, "answer")
-    predictions = _labelled_boxes(y_pred, True, "prediction")
-    classes = sorted({str(label) for labels, _ in truths for label in labels})
+    truth_rows, truth_labels, truth_values = _flat(truths)
+    rows, labels, values = _flat(_labelled_boxes(y_pred, True, "prediction"))
     aps = []
-    for cls in classes:
-        ys: list[int] = []
-        ss: list[float] = []
-        for truth, prediction in zip(truths, predictions, strict=True):
-            row_ys, row_ss = _class_pairs(truth, prediction, cls, iou_threshold)
-            ys += row_ys
-            ss += row_ss
+    for cls in sorted(set(truth_labels.tolist())):
+        mine, theirs = labels == cls, truth_labels == cls
+        ys, ss = _class_pairs(truth_rows[theirs], truth_values[theirs, 1:], rows[mine], values[mine, 0],
+                              values[mine, 1:], len(truths), iou_threshold)
         aps.append(average_precision_score(ys, ss))
     return float(np.mean(aps)) if aps else 0.0
 

@@ -12,7 +12,7 @@ from itertools import chain
 
 import numpy as np
 
-from mle_env.grading.metrics.detection import _groups
+from mle_env.grading.metrics.detection import _groups, _segments, _starts
 from mle_env.grading.metrics.registry import InvalidPrediction, register_metric, text
 
 #: Kaggle's thresholds for this competition
@@ -78,17 +78,6 @@ def _boxes(cells: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray, np.nda
         _samples(cells, what)
         raise AssertionError("unreachable: the one-pass and the row-by-row readings disagree") from None
     return np.repeat(np.arange(len(texts)), counts // 9), table[:, 8].astype(str), values
-
-
-def _starts(counts: np.ndarray) -> np.ndarray:
-    """Where each of segments of ``counts`` items laid end to end starts."""
-    return (np.cumsum(counts) - counts).astype(np.int64)
-
-
-def _segments(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For segments of ``counts`` items laid end to end: each item's segment and its position in it."""
-    owner = np.repeat(np.arange(len(counts)), counts)
-    return owner, np.arange(int(counts.sum())) - _starts(counts)[owner]
 
 
 def _pair_ious(predicted: np.ndarray, true: np.ndarray) -> np.ndarray:
