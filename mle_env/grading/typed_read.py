@@ -32,13 +32,14 @@ class TypedSubmission:
     """A submission read by :func:`read_typed`.
 
     Attributes:
-        order: row indices into the submission, in the answers' row order.
-        targets: each target column in the file's row order: float64 when read as numbers, else an object
-            array of ``str``.
+        order: row indices into the submission, in the answers' row order; None when the file's rows are
+            already in that order (the sample's order, the usual case).
+        targets: the target columns in the spec's order, one row per row of the file in its order: float64
+            when read as numbers, else ``str`` objects.
     """
 
-    order: np.ndarray
-    targets: dict[str, np.ndarray]
+    order: np.ndarray | None
+    targets: np.ndarray
 
 
 def read_typed(
@@ -79,21 +80,19 @@ def read_typed(
         return None
     if table.column_names != header or table.num_rows != len(answer_ids):
         return None
-    order = _align(table, answer_ids, pa, pc)
-    if order is None:
+    aligned, order = _align(table, answer_ids, pa, pc)
+    if not aligned:
         return None
-    columns = {}
-    for name in targets:
-        column = table[name].combine_chunks()
-        if numeric:
-            values = column.to_numpy()
-            # non-finite text and "-0" (pandas reads the integer 0) are left to the text path
-            if not np.isfinite(values).all() or np.signbit(values[values == 0]).any():
-                return None
-        else:
-            values = column.to_numpy(zero_copy_only=False)
-        columns[name] = values
-    return TypedSubmission(order=order, targets=columns)
+    values = np.empty((table.num_rows, len(targets)), dtype=np.float64 if numeric else object)
+    for j, name in enumerate(targets):  # chunk by chunk into place: Arrow's columns are not joined first
+        at = 0
+        for chunk in table[name].chunks:
+            values[at:at + len(chunk), j] = chunk.to_numpy(zero_copy_only=False)
+            at += len(chunk)
+    # non-finite text and "-0" (pandas reads the integer 0) are left to the text path
+    if numeric and (not np.isfinite(values).all() or np.signbit(values[values == 0]).any()):
+        return None
+    return TypedSubmission(order=order, targets=values)
 
 
 def _data_lines(data: mmap.mmap) -> int | None:
@@ -115,14 +114,15 @@ def _data_lines(data: mmap.mmap) -> int | None:
     return newlines - (1 if data[-1:] == b"\n" else 0)
 
 
-def _align(table, answer_ids: pd.DataFrame, pa, pc) -> np.ndarray | None:  # noqa: ANN001 - pyarrow, imported late
-    """Submission row for each answer row, when the submission's ids are exactly the answers', each once
-    and none blank; else None."""
+def _align(table, answer_ids: pd.DataFrame, pa, pc) -> tuple[bool, np.ndarray | None]:  # noqa: ANN001 - pyarrow
+    """(whether the submission's ids are exactly the answers', each once and none blank, the submission row
+    for each answer row: None when it is the same row)."""
     sub_parts, answer_parts = [], []
     for name in answer_ids.columns:
-        column = table[name].combine_chunks()
-        if pc.any(pc.equal(pc.utf8_trim_whitespace(column), "")).as_py():
-            return None  # the text path words blank ids
+        column = table[name]  # chunked as read: joining the chunks would copy every id
+        # empty or whitespace only (Arrow's whitespace is the text path's strip()): the text path words those
+        if pc.any(pc.or_(pc.equal(column, ""), pc.utf8_is_space(column))).as_py():
+            return False, None
         answers = pa.array(answer_ids[name].astype(str).array)
         sub_parts.append(column)
         answer_parts.append(answers if answers.type == column.type else answers.cast(column.type))
@@ -130,12 +130,12 @@ def _align(table, answer_ids: pd.DataFrame, pa, pc) -> np.ndarray | None:  # noq
                              for parts in (sub_parts, answer_parts))
     n = len(answer_keys)
     if pc.all(pc.equal(sub_keys, answer_keys)).as_py():  # the sample's order, kept: the usual case
-        return np.arange(n)
-    position = pc.index_in(answer_keys, value_set=sub_keys)
+        return True, None
+    position = pc.index_in(answer_keys, value_set=sub_keys.combine_chunks())
     if position.null_count:
-        return None
+        return False, None
     order = position.to_numpy().astype(np.int64)
     seen = np.zeros(n, dtype=bool)
     seen[order] = True
     # n answer rows onto n submission rows, each hit: a permutation, so the ids are unique on both sides
-    return order if seen.all() else None
+    return bool(seen.all()), order

@@ -167,6 +167,28 @@ def test_other_kinds_and_two_id_columns(tmp_path: Path, monkeypatch: pytest.Monk
         assert answered, (kind, name)  # plain text: read typed; a value outside the labels is found after
 
 
+@pytest.mark.parametrize("kind", ["number", "text"])
+def test_a_file_of_several_arrow_blocks_is_read_in_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          kind: str) -> None:
+    """Arrow reads a CSV in blocks of about 1 MiB, each a chunk of every column; the typed reading copies the
+    chunks into place (and compares ids chunk by chunk), in the file's order or shuffled, two targets."""
+    rng = np.random.default_rng(0)
+    rows = 120_000
+    answers = pd.DataFrame({"id": [f"event{i:07d}" for i in range(rows)], "a": rng.random(rows),
+                            "b": rng.random(rows)})
+    if kind == "text":
+        answers[["a", "b"]] = answers[["a", "b"]].round(3).astype(str)
+    spec = dataclasses.replace(_bare_spec(), kind=kind, value_range=None, answer_columns=("a", "b"))
+    for name, frame in {"in-order": answers, "shuffled": answers.sample(frac=1.0, random_state=1)}.items():
+        path = write(tmp_path / f"{name}.csv", csv_text(frame))
+        assert path.stat().st_size > 2 * 2**20  # Arrow reads blocks of 1 MiB
+        typed, text, answered = both_ways(path, spec, answers.astype({"id": str}), ("a", "b"), monkeypatch)
+        assert answered, name
+        assert_same(typed, text, name)
+        assert typed[1].shape == (rows, 2) and np.array_equal(typed[1], frame.set_index("id").loc[answers["id"]]
+                                                              .to_numpy()), name
+
+
 def random_number_text(rng: random.Random) -> str:
     """Decimal text of every shape a writer produces: repr, fixed and long exponents, 30-digit mantissas,
     integers beyond 2**63, denormals, overflows."""
