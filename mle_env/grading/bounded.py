@@ -134,6 +134,7 @@ def run_bounded(
     # the parent's objects out of the collector's reach, so that a collection in the child does not write
     # to (and copy) every page that holds one
     pid = -1
+    pools = _thread_pools()
     gc.freeze()
     try:
         with warnings.catch_warnings():  # 3.12+ warns when threads exist: the child only computes, then exits
@@ -148,7 +149,7 @@ def run_bounded(
             gc.unfreeze()
     if pid == 0:  # pragma: no cover - the child; coverage is not collected past os._exit
         os.close(read_end)
-        _child(fn, memory, seconds, passthrough, write_end)
+        _child(fn, memory, seconds, passthrough, pools, write_end)
     os.close(write_end)
     try:
         data, status = _wait(pid, read_end, time.monotonic() + seconds)
@@ -158,10 +159,10 @@ def run_bounded(
 
 
 def _child(fn: Callable[[], Any], memory: int, seconds: float, passthrough: tuple[type[Exception], ...],
-           fd: int) -> None:  # pragma: no cover - runs in the child
+           pools: list[Any], fd: int) -> None:  # pragma: no cover - runs in the child
     code = 70
     try:
-        _limit_self(memory, seconds)
+        _limit_self(memory, seconds, pools)
         try:
             payload: list[Any] = ["ok", fn()]
         except passthrough as e:
@@ -185,10 +186,10 @@ def _out_of_memory(e: BaseException) -> bool:
     return isinstance(e, MemoryError) or (isinstance(e, OSError) and e.errno == errno.ENOMEM)
 
 
-def _limit_self(memory: int, seconds: float) -> None:  # pragma: no cover - runs in the child
+def _limit_self(memory: int, seconds: float, pools: list[Any]) -> None:  # pragma: no cover - runs in the child
     """Cap this (child) process: address space = what it holds in use + ``memory``
     (:func:`_limit_address_space`); CPU = ``seconds`` + 1; no core dumps or fault tracebacks; one thread for
-    the thread pools the parent loaded (:func:`_one_thread_per_pool`), so that their reservations do not eat
+    the thread pools the parent loaded (``pools``, :func:`_one_thread_per_pool`), so that their reservations do not eat
     the budget; Arrow allocating with the system allocator. A limit that cannot be set is skipped."""
     _limit_address_space(memory)
     limits = ((resource.RLIMIT_CPU, lambda: math.ceil(seconds) + 1),
@@ -206,10 +207,31 @@ def _limit_self(memory: int, seconds: float) -> None:  # pragma: no cover - runs
         # mimalloc/jemalloc reuse address space reserved before the fork (a GiB), which RLIMIT_AS cannot
         # see; the system allocator maps what it needs
         pyarrow.set_memory_pool(pyarrow.system_memory_pool())
-    _one_thread_per_pool()
+    _one_thread_per_pool(pools)
 
 
-def _one_thread_per_pool() -> None:  # pragma: no cover - runs in the child
+#: (modules imported, threadpoolctl's controllers of the thread pools loaded then), see _thread_pools
+_pools: tuple[int, list[Any]] = (0, [])
+
+
+def _thread_pools() -> list[Any]:
+    """threadpoolctl's controllers of the BLAS and OpenMP pools loaded in this process, for the child to limit;
+    none when threadpoolctl was never imported (no library that uses it was). Finding them takes 3-9 ms, so
+    they are found again only when modules were imported since (native libraries come with modules)."""
+    global _pools
+    threadpoolctl = sys.modules.get("threadpoolctl")
+    if threadpoolctl is None:
+        return []
+    if _pools[0] != len(sys.modules):
+        try:
+            controllers = list(threadpoolctl.ThreadpoolController().lib_controllers)
+        except Exception:  # noqa: BLE001 - only an optimisation
+            controllers = []
+        _pools = (len(sys.modules), controllers)
+    return _pools[1]
+
+
+def _one_thread_per_pool(pools: list[Any]) -> None:  # pragma: no cover - runs in the child
     """Make the BLAS and OpenMP libraries the parent loaded compute on this thread alone, starting none.
 
     OpenBLAS built on pthreads (numpy's and scipy's wheels) stops its pool before a fork and restarts all of
@@ -218,15 +240,9 @@ def _one_thread_per_pool() -> None:  # pragma: no cover - runs in the child
     that cost 80 ms of a 20 ms check on two cores, and would start a hundred threads on a large host, each
     reserving its stack from the memory budget. So for that library the thread count its parallel paths
     read, the exported ``blas_cpu_number``, is set to 1 directly and the pool is never restarted; any other
-    library (OpenMP, MKL, BLIS, OpenBLAS on OpenMP) gets threadpoolctl's limit."""
-    threadpoolctl = sys.modules.get("threadpoolctl")
-    if threadpoolctl is None:
-        return
-    try:
-        controllers = threadpoolctl.ThreadpoolController().lib_controllers
-    except Exception:  # noqa: BLE001 - only an optimisation
-        return
-    for library in controllers:
+    library (OpenMP, MKL, BLIS, OpenBLAS on OpenMP) gets threadpoolctl's limit. ``pools``: their controllers,
+    found in the parent (:func:`_thread_pools`)."""
+    for library in pools:
         try:
             if not _openblas_on_one_thread(library):
                 library.set_num_threads(1)
