@@ -9,10 +9,10 @@ read hostile data); an exception of a type the caller names is rebuilt in the pa
 The memory limit is on address space, so what the parent has mapped and not in use would be extra budget:
 the free blocks of its malloc heaps (as large as whatever it freed last: a temporary the size of the file,
 say) and the reserves of its extra malloc arenas (64 MiB for each thread it ran). The child takes them
-before its budget is set (:func:`_plug_free_blocks`), so that a verdict does not depend on what the parent
-did before. Whatever else happens to the child
-(memory exhausted, killed, out of time, crashed) becomes
-:class:`LimitExceeded`; the parent's memory and state are untouched.
+before its budget is set (:mod:`~mle_env.grading.address_space`, which says what stays reusable), so that a
+verdict does not depend on what the parent freed before. Whatever else happens to the child (memory
+exhausted, killed, out of time, crashed) becomes :class:`LimitExceeded`; the parent's memory and state are
+untouched.
 
 The child only computes and exits with ``os._exit`` (no ``atexit``, no flushing of inherited streams), so
 the threads the parent may have do not matter to it beyond the locks they held, which the child does not
@@ -49,6 +49,8 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from mle_env.grading.address_space import limit_address_space
 
 MiB = 2**20
 #: environment variables that override :class:`Limits`' defaults
@@ -188,10 +190,11 @@ def _out_of_memory(e: BaseException) -> bool:
 
 def _limit_self(memory: int, seconds: float, pools: list[Any]) -> None:  # pragma: no cover - runs in the child
     """Cap this (child) process: address space = what it holds in use + ``memory``
-    (:func:`_limit_address_space`); CPU = ``seconds`` + 1; no core dumps or fault tracebacks; one thread for
-    the thread pools the parent loaded (``pools``, :func:`_one_thread_per_pool`), so that their reservations do not eat
-    the budget; Arrow allocating with the system allocator. A limit that cannot be set is skipped."""
-    _limit_address_space(memory)
+    (:func:`~mle_env.grading.address_space.limit_address_space`); CPU = ``seconds`` + 1; no core dumps or
+    fault tracebacks; one thread for the thread pools the parent loaded (``pools``,
+    :func:`_one_thread_per_pool`), so that their reservations do not eat the budget; Arrow allocating with
+    the system allocator. A limit that cannot be set is skipped."""
+    limit_address_space(memory)
     limits = ((resource.RLIMIT_CPU, lambda: math.ceil(seconds) + 1),
               (resource.RLIMIT_CORE, lambda: 0))  # a crash dumps no GiB of core
     for which, value in limits:
@@ -266,53 +269,6 @@ def _soft(which: int, value: int) -> tuple[int, int]:
     """(soft, hard) with the soft limit lowered to ``value`` (never above the hard limit)."""
     _, hard = resource.getrlimit(which)
     return (value if hard == resource.RLIM_INFINITY else min(value, hard)), hard
-
-
-def _limit_address_space(memory: int) -> None:  # pragma: no cover - runs in the child
-    """Set ``RLIMIT_AS`` so that this child can use ``memory`` bytes more than the parent left it in use,
-    whatever the parent freed before: malloc's free blocks are taken first (:func:`_plug_free_blocks`), then
-    the limit is what is mapped + ``memory``."""
-    mapped = _address_space()
-    try:
-        resource.setrlimit(resource.RLIMIT_AS, _soft(resource.RLIMIT_AS, mapped))
-    except (OSError, ValueError):
-        return
-    _plug_free_blocks()  # maps nothing: the limit is what is mapped
-    resource.setrlimit(resource.RLIMIT_AS, _soft(resource.RLIMIT_AS, mapped + memory))
-
-
-#: the smallest free block :func:`_plug_free_blocks` takes: smaller ones stay reusable beyond the budget
-_PLUG_MIN = 4096
-
-
-def _plug_free_blocks() -> None:  # pragma: no cover - runs in the child
-    """Allocate, and never free, the free blocks of ``_PLUG_MIN`` bytes or more that malloc holds in memory
-    already mapped (in every arena it falls back to, with their reserves), so that a block the child
-    allocates later must be mapped anew, within the limit.
-
-    Called with ``RLIMIT_AS`` at the address space already mapped, so a request that no free block can
-    serve fails instead of mapping more: requests of 64 MiB down to ``_PLUG_MIN`` are repeated until they
-    fail, taking each free block in a few pieces (the pages stay untouched but for malloc's headers). The
-    loop ends because every piece is a distinct part of that bounded space."""
-    try:
-        malloc = ctypes.CDLL(None).malloc
-    except (OSError, AttributeError):
-        return
-    malloc.restype, malloc.argtypes = ctypes.c_void_p, (ctypes.c_size_t,)
-    size = 64 * MiB
-    try:
-        while size >= _PLUG_MIN:
-            while malloc(size - 64):  # 64 bytes short, so that a free block of exactly ``size`` serves it
-                pass
-            size //= 2
-    except MemoryError:  # Python itself needed a new block: what is taken stays taken
-        pass
-
-
-def _address_space() -> int:
-    """This process's virtual memory size in bytes (``VmSize``)."""
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
 def _write_all(fd: int, data: bytes) -> None:  # pragma: no cover - runs in the child

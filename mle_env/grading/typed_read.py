@@ -138,4 +138,4 @@ def _align(table, answer_ids: pd.DataFrame, pa, pc) -> tuple[bool, np.ndarray | 
     seen = np.zeros(n, dtype=bool)
     seen[order] = True
     # n answer rows onto n submission rows, each hit: a permutation, so the ids are unique on both sides
-    return bool(seen.all()), order
+    return (True, order) if seen.all() else (False, None)

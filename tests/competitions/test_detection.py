@@ -72,6 +72,15 @@ def test_siim_map_rejects_malformed_predictions(cell: str) -> None:
         siim_map(cells("negative 1 0 0 1 1", "none 1 0 0 1 1"), cells("negative 1 0 0 1 1", cell), iou_threshold=0.5)
 
 
+def test_siim_map_compares_labels_as_written() -> None:
+    """A label is its exact text: 'opacity' followed by a NUL is a foreign label (a fixed-width text array
+    would drop the NUL), so the first row's box is missed and the second row's prediction is a false
+    positive scored above it: AP 1/2."""
+    truth = cells("opacity 1 0 0 10 10", "none 1 0 0 1 1")
+    prediction = cells("opacity\x00 0.9 0 0 10 10", "opacity 0.8 50 50 60 60 none 1 0 0 1 1")
+    assert siim_map(truth, prediction, iou_threshold=0.5) == pytest.approx((0.5 + 1) / 2)
+
+
 def _siim_scene(rng: np.random.Generator, classes: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Random rows of labelled boxes: many on a 5 x 5 grid (equal IoUs with different boxes, equal
     confidences), some inverted, some labelled outside the classes, empty rows."""

@@ -137,27 +137,35 @@ def _class_pairs(truth_rows: np.ndarray, truth_boxes: np.ndarray, rows: np.ndarr
     order = order[np.isin(rows[order], with_truth)]  # predictions in rows without boxes match nothing
     owner = np.searchsorted(with_truth, rows[order])
     rank = _segments(np.unique(owner, return_counts=True)[1])[1]
+    by_rank = np.argsort(rank, kind="stable")  # step k's predictions are one slice: no scan of all per step
+    bounds = np.r_[0, np.cumsum(np.bincount(rank))] if len(rank) else np.zeros(1, dtype=np.int64)
     threshold = max(iou_threshold, 0.0)
     hit = np.zeros(len(rows), dtype=bool)
-    for k in range(int(rank.max(initial=-1)) + 1):
-        now, g = order[rank == k], owner[rank == k]
+    unmatched = int(present.sum())
+    for k in range(len(bounds) - 1):
+        if not unmatched:  # every true box is taken: the predictions left match nothing
+            break
+        step = by_rank[bounds[k]:bounds[k + 1]]
+        now, g = order[step], owner[step]
         ious = _iou(boxes[now][:, None, :], table[g])
         ok = (ious > threshold) & present[g] & ~matched[g]
         found = ok.any(axis=1)
         matched[g[found], np.argmax(np.where(ok, ious, -np.inf), axis=1)[found]] = True
         hit[now[found]] = True
-    missed = int(present.sum() - matched.sum())
+        unmatched -= int(found.sum())
+    missed = unmatched
     neither = row_count - len(np.union1d(with_truth, rows))
     ys = np.concatenate([hit.astype(int), np.ones(missed, dtype=int), np.zeros(neither, dtype=int)])
     return ys, np.concatenate([scores, np.zeros(missed + neither)])
 
 
 def _flat(boxes: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every row's groups as one table: (row of each group, its label, its 5 numbers)."""
+    """Every row's groups as one table: (row of each group, its label (``str`` objects: a fixed-width text
+    array would be as wide as the longest label on every row), its 5 numbers)."""
     rows = np.repeat(np.arange(len(boxes)), [len(labels) for labels, _ in boxes])
     labels = np.concatenate([labels for labels, _ in boxes]) if boxes else np.zeros(0, dtype=object)
     values = np.concatenate([values for _, values in boxes]) if boxes else np.zeros((0, 5))
-    return rows, labels.astype(str), values
+    return rows, labels, values
 
 
 @register_metric("siim_map", lower_is_better=False)
