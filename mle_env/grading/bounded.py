@@ -311,6 +311,8 @@ def _wait(pid: int, fd: int, deadline: float) -> tuple[bytes | None, int | str]:
                 status = _reap(pid)
             else:
                 status = _reap(pid, os.WNOHANG)
+                if status is not None:  # it ended since the poll: what it wrote before is in the pipe
+                    buffer += _drain(fd)
     finally:
         if status is None:  # interrupted here (KeyboardInterrupt, say): the child must not outlive the call
             os.kill(pid, signal.SIGKILL)
@@ -318,8 +320,19 @@ def _wait(pid: int, fd: int, deadline: float) -> tuple[bytes | None, int | str]:
     if isinstance(status, str) or len(buffer) < _HEADER.size:
         return None, status
     length = _HEADER.unpack_from(buffer)[0]
-    complete = 0 < length and len(buffer) >= _HEADER.size + length
+    complete = 0 < length <= _MAX_RESULT and len(buffer) >= _HEADER.size + length
     return (bytes(buffer[_HEADER.size:_HEADER.size + length]) if complete else None), status
+
+
+def _drain(fd: int) -> bytes:
+    """What the pipe holds now, without waiting (another child may hold its write end open)."""
+    data = bytearray()
+    while len(data) <= _MAX_RESULT + _HEADER.size and select.select([fd], [], [], 0)[0]:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break
+        data += chunk
+    return bytes(data)
 
 
 def _reap(pid: int, flags: int = 0) -> int | None:
