@@ -20,12 +20,12 @@ take (were one taken, the time limit would end the wait). Outside Linux the work
 unbounded.
 
 A fork costs about 5 ms for a parent of 300 MB and 12 ms for 1.4 GB (copying page tables; measured on
-2 cores), and a child that does nothing 20-30 ms in all. The child then pays for each page of its parent it
+2 cores), and a child that does nothing 8-15 ms in all. The child then pays for each page of its parent it
 writes to (refcounts, the allocator's free lists) and each fresh page it maps, about 2-2.5 us a page on the
-2-core virtual machines CI runs on: a small check adds 10-40 ms, a check of icecube's 13.2M rows about a
-second (its 280,000 pages against 35,000 in a warm process, whose allocators reuse memory they already
-mapped). The parent's objects are frozen for the fork (``gc.freeze``), so a collection in the child does
-not write to every page that holds one, and no thread pool is restarted in the child
+2-core virtual machines CI runs on: a small check adds 10-40 ms, a check of icecube's 13.2M rows about half
+a second (its 150,000 fresh pages against 20,000 in a warm process, whose allocators reuse memory they
+already mapped). The parent's objects are frozen for the fork (``gc.freeze``), so a collection in the child
+does not write to every page that holds one; no thread pool is restarted in the child, nor looked for there
 (:func:`_one_thread_per_pool`). Every file still goes to a child: the unbounded exposure of checking
 in-process is not worth a few tens of milliseconds.
 """
