@@ -54,9 +54,9 @@ def limit_address_space(memory: int) -> None:  # pragma: no cover - runs in the 
     _drop_arena_reserves()
     try:
         mapped = _address_space()
-        final = _soft(mapped + memory)
+        final = soft_limit(resource.RLIMIT_AS, mapped + memory)
         resource.setrlimit(resource.RLIMIT_AS, final)  # first: a limit that cannot be set is left unset
-        resource.setrlimit(resource.RLIMIT_AS, _soft(mapped))
+        resource.setrlimit(resource.RLIMIT_AS, soft_limit(resource.RLIMIT_AS, mapped))
     except (OSError, ValueError):
         return
     try:
@@ -113,7 +113,8 @@ def _address_space() -> int:
         return int(f.read().split()[0]) * resource.getpagesize()
 
 
-def _soft(value: int) -> tuple[int, int]:
-    """(soft, hard) ``RLIMIT_AS`` with the soft limit at ``value`` (never above the hard limit)."""
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+def soft_limit(which: int, value: int) -> tuple[int, int]:
+    """(soft, hard) for ``resource.setrlimit(which, ...)``: the soft limit at ``value``, never above the hard
+    limit."""
+    _, hard = resource.getrlimit(which)
     return (value if hard == resource.RLIM_INFINITY else min(value, hard)), hard

@@ -50,9 +50,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mle_env.grading.address_space import limit_address_space
+from mle_env.grading.address_space import MiB, limit_address_space, soft_limit
 
-MiB = 2**20
 #: environment variables that override :class:`Limits`' defaults
 MEMORY_ENV = "MLE_ENV_CHECK_MEMORY_MB"
 SECONDS_ENV = "MLE_ENV_CHECK_SECONDS"
@@ -199,7 +198,7 @@ def _limit_self(memory: int, seconds: float, pools: list[Any]) -> None:  # pragm
               (resource.RLIMIT_CORE, lambda: 0))  # a crash dumps no GiB of core
     for which, value in limits:
         try:
-            resource.setrlimit(which, _soft(which, value()))
+            resource.setrlimit(which, soft_limit(which, value()))
         except (OSError, ValueError):
             pass
     faulthandler.disable()  # a crash is the verdict; its traceback is not for the host's stderr
@@ -263,12 +262,6 @@ def _openblas_on_one_thread(library: Any) -> bool:  # pragma: no cover - runs in
     except ValueError:
         return False
     return True
-
-
-def _soft(which: int, value: int) -> tuple[int, int]:
-    """(soft, hard) with the soft limit lowered to ``value`` (never above the hard limit)."""
-    _, hard = resource.getrlimit(which)
-    return (value if hard == resource.RLIM_INFINITY else min(value, hard)), hard
 
 
 def _write_all(fd: int, data: bytes) -> None:  # pragma: no cover - runs in the child
