@@ -106,6 +106,8 @@ DEFAULT_MAX_OUTPUT = 64 * 1024
 _READ = 65536
 #: bytes of a file per message from the validation endpoint (base64 makes a line of about 1.4 MB)
 RELAY_CHUNK = 1 << 20
+#: seconds a new relay waits for the one it replaces to have died and let go of the port
+RELAY_EXIT_WAIT_S = 5.0
 #: seconds a cancelled action has to stop on SIGINT before it is killed
 CANCEL_GRACE_S = 2.0
 
@@ -1309,7 +1311,12 @@ class Worker:
         settings = self.config.validation
         if not settings or self._relay_alive():
             return
+        inside = self._relay_inside()
         self._stop_relay()
+        # one the agent killed may still be dying, holding the port until it has died
+        deadline = time.monotonic() + RELAY_EXIT_WAIT_S
+        while any(_running(pid) for pid in inside) and time.monotonic() < deadline:
+            time.sleep(0.01)
         args = [self.config.python, "-u", self.config.script, "relay", str(int(settings["port"])),
                 str(int(settings["max_bytes"])), str(float(settings["idle_s"]))]
         pipes = dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -1341,12 +1348,19 @@ class Worker:
         self.relay.stdin.close()
         self.relay = None
 
+    def _relay_inside(self) -> list:
+        """The relay's own process: behind nsenter, the ones nsenter forked inside the sandbox."""
+        if self.relay is None:
+            return []
+        return _family(self.relay)[1:] if self.config.prefix else [self.relay.pid]
+
     def _relay_alive(self) -> bool:
-        """Whether the relay runs; behind nsenter, whether the process inside still does (nsenter itself
-        outlives it for a moment)."""
+        """Whether the relay runs and will go on running: nsenter outlives the process inside for a moment,
+        and a process the agent sent SIGKILL may not have been scheduled to die yet when the next action
+        starts."""
         if self.relay is None or self.relay.poll() is not None:
             return False
-        return not self.config.prefix or any(_running(pid) for pid in _family(self.relay)[1:])
+        return any(_running(pid) and not _kill_pending(pid) for pid in self._relay_inside())
 
     def _forward_relay(self, proc: subprocess.Popen, listening: threading.Event) -> None:
         """Pass the endpoint's chunks and ends on to the host, checked: nothing else gets through."""
@@ -1524,6 +1538,17 @@ def _running(pid: int) -> bool:
     except (OSError, IndexError):
         return False
     return state not in ("Z", "X")
+
+
+def _kill_pending(pid: int) -> bool:
+    """Whether a SIGKILL waits to be delivered to a process (it dies once it next runs)."""
+    bit = 1 << (signal.SIGKILL - 1)
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            masks = [int(line.split()[1], 16) for line in f if line.startswith(("SigPnd:", "ShdPnd:"))]
+    except (OSError, IndexError, ValueError):
+        return False
+    return any(mask & bit for mask in masks)
 
 
 def _family(proc: subprocess.Popen) -> list:

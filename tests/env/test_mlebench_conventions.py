@@ -8,9 +8,14 @@ the host's grader) on both isolating backends; its host half (ValidationEndpoint
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
+import os
 import subprocess
 import textwrap
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -124,11 +129,66 @@ def test_endpoint_refuses_a_file_over_the_limit_and_the_episode_goes_on(open_env
     still_works(env)
 
 
+#: an action that prints the pids of the endpoint's relay, as the agent sees them
+FIND_RELAY = ("for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q 'worker[.]py relay'"
+              " && echo ${p#/proc/}; done")
+FREEZER = Path("/sys/fs/cgroup/freezer")  # cgroup v1's: a frozen process keeps a SIGKILL pending until thawed
+
+
+@contextlib.contextmanager
+def _frozen(pid: int) -> Iterator[Callable[[], None]]:
+    """Freeze a process; calling what this yields thaws it. The cgroup is removed on the way out."""
+    if not os.access(FREEZER / "cgroup.procs", os.W_OK):
+        pytest.skip("no writable cgroup v1 freezer: the window between SIGKILL and death cannot be held open")
+    group = FREEZER / f"mle-env-test-{os.getpid()}-{pid}"
+    group.mkdir()
+
+    def thaw() -> None:
+        (group / "freezer.state").write_text("THAWED")
+
+    try:
+        (group / "cgroup.procs").write_text(str(pid))
+        (group / "freezer.state").write_text("FROZEN")
+        while (group / "freezer.state").read_text().strip() != "FROZEN":
+            time.sleep(0.01)
+        yield thaw
+    finally:
+        thaw()
+        while (group / "cgroup.procs").read_text().strip():
+            time.sleep(0.01)
+        group.rmdir()
+
+
+def _relay_on_the_host(env: Any) -> int:
+    """The host's pid of the local sandbox's endpoint process (the one in the sandbox's pid namespace)."""
+    namespace = os.readlink(f"/proc/{env.unwrapped._sandbox.init_pid}/ns/pid")
+    for entry in Path("/proc").iterdir():
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+            if b"relay" in args and os.readlink(entry / "ns" / "pid") == namespace:
+                return int(entry.name)
+        except (OSError, ValueError):
+            continue
+    raise AssertionError("the relay is not running")
+
+
+@pytest.mark.parametrize("backend", ["local"], indirect=True)
+def test_endpoint_comes_back_when_the_relay_the_agent_killed_has_not_died_yet(open_env: Any) -> None:
+    """SIGKILL is delivered when the process next runs: on a busy machine the next action can start
+    before the relay the agent killed has died, and must not take it for a running one."""
+    env = open_env()
+    with _frozen(_relay_on_the_host(env)) as thaw:
+        obs = shell(env, f"kill -9 $({FIND_RELAY}); echo rc=$?")
+        assert obs["stdout"].strip() == "rc=0", obs
+        threading.Timer(1.0, thaw).start()  # it dies a second into the next action
+        obs = shell(env, f"/home/validate_submission.sh {_sample(env)}")
+    assert json.loads(obs["stdout"] or "null") == {"result": VALID_MESSAGE}, obs
+    still_works(env)
+
+
 def test_endpoint_comes_back_after_the_agent_stops_it(open_env: Any, backend: str) -> None:
     env = open_env()
-    find = ("for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q 'worker[.]py relay'"
-            " && echo ${p#/proc/}; done")
-    pids = shell(env, find)["stdout"].split()
+    pids = shell(env, FIND_RELAY)["stdout"].split()
     assert pids, "the relay is not visible"
     obs = shell(env, f"kill -9 {' '.join(pids)} 2>&1; echo rc=$?")
     if backend == "docker":  # a root process: the agent cannot signal it
