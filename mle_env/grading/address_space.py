@@ -6,7 +6,7 @@ threads made) costs no new address space, so a child could use it beyond any bud
 fits the budget would depend on what the parent did before. :func:`limit_address_space` takes that memory
 first, then sets the limit:
 
-- the unused tails of the extra arenas' reserves are unmapped;
+- the unused tails of the extra arenas' reserves are sealed: they can no longer be made writable;
 - with the limit at what is mapped (so that a request no free block can serve fails instead of mapping
   more), the free blocks of 4 KiB or more are allocated and never freed, in this thread's arena and the
   one malloc falls back to;
@@ -14,14 +14,16 @@ first, then sets the limit:
 
 Still reusable beyond the budget: free blocks under 4 KiB and Python's small-object pools (the parent's
 own fragments), and the free blocks inside the other extra arenas, which a thread the child starts takes
-over (Arrow's CSV reader starts two or three; their arenas' reserves are gone, so they grow only within the
-limit). Taking the blocks costs 0.2-3 ms on a grading host; the pages stay untouched but for malloc's
-headers.
+over (Arrow's CSV reader starts two or three; their arenas' reserves are sealed, so they grow only by new
+heaps, within the limit). Taking the blocks costs 0.2-3 ms on a grading host; the pages stay untouched but
+for malloc's headers.
 """
 
 from __future__ import annotations
 
 import ctypes
+import mmap
+import os
 import resource
 from collections.abc import Callable
 
@@ -44,14 +46,16 @@ def _libc(name: str, restype: type, argtypes: tuple[type, ...]) -> Callable | No
 
 
 _malloc = _libc("malloc", ctypes.c_void_p, (ctypes.c_size_t,))
-_munmap = _libc("munmap", ctypes.c_int, (ctypes.c_void_p, ctypes.c_size_t))
+_mmap = _libc("mmap", ctypes.c_void_p,
+              (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long))
+_PROT_NONE, _MAP_FIXED = 0, 0x10
 
 
 def limit_address_space(memory: int) -> None:  # pragma: no cover - runs in the child
     """Set ``RLIMIT_AS`` so that this (child) process can use ``memory`` bytes beyond what its parent left
     it in use (see the module's docstring). Left unset when the address space cannot be read or the limit
     cannot be set; never left at the tight limit under which the free blocks are taken."""
-    _drop_arena_reserves()
+    _seal_arena_reserves()
     try:
         mapped = _address_space()
         final = soft_limit(resource.RLIMIT_AS, mapped + memory)
@@ -84,27 +88,56 @@ def plug_free_blocks(cap: int) -> None:  # pragma: no cover - runs in the child
         size //= 2
 
 
-def _drop_arena_reserves() -> None:  # pragma: no cover - runs in the child
-    """Unmap the unused, inaccessible tails of the extra malloc arenas the parent's threads made.
+def _seal_arena_reserves() -> None:  # pragma: no cover - runs in the child
+    """Make the unused, inaccessible tails of the extra malloc arenas the parent's threads made unable to grow.
 
-    Each such heap is a 64 MiB-aligned reservation whose tail glibc makes writable as the arena grows. That
-    costs no new address space, so ``RLIMIT_AS`` cannot see it: every thread the parent ever ran would add up
-    to 64 MiB to the child's budget. Unmapped, a tail cannot grow (glibc's mprotect fails and malloc turns
-    to another arena, or returns NULL: a MemoryError)."""
+    Each such heap is a 64 MiB-aligned reservation whose tail glibc makes writable (mprotect) as the arena
+    grows. That costs no new address space, so ``RLIMIT_AS`` cannot see it: every thread the parent ever ran
+    would add up to 64 MiB to the child's budget. Each tail is replaced by a mapping that mprotect cannot make
+    writable (``/dev/zero``, shared, opened read-only), so glibc's growth fails and malloc turns to another
+    arena, or returns NULL: a MemoryError. Unmapping the tail instead would leave a hole that the child's next
+    mappings fill, and glibc's mprotect would then succeed on them: the arena would grow over another
+    allocator's memory."""
+    if _mmap is None:
+        return
     try:
-        with open("/proc/self/maps") as f:
-            regions = [line.split() for line in f]
+        with open("/proc/self/maps", "rb") as f:
+            maps = f.read()
+        fd = os.open("/dev/zero", os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return
-    previous: tuple[int, int, str, bool] | None = None
-    for fields in regions:
-        start, end = (int(x, 16) for x in fields[0].split("-"))
-        anonymous = len(fields) < 6
-        if (_munmap is not None and previous is not None and anonymous and fields[1] == "---p" and previous[3]
-                and previous[2] == "rw-p" and previous[1] == start and previous[0] % ARENA_HEAP == 0
-                and end - previous[0] == ARENA_HEAP):
-            _munmap(start, end - start)
-        previous = (start, end, fields[1], anonymous)
+    try:
+        for start, end in arena_tails(maps):
+            _mmap(start, end - start, _PROT_NONE, mmap.MAP_SHARED | _MAP_FIXED, fd, 0)
+    finally:
+        os.close(fd)
+
+
+#: what follows the addresses on the line of an inaccessible private anonymous mapping in /proc/PID/maps
+_INACCESSIBLE = b" ---p 00000000 00:00 0"
+
+
+def arena_tails(maps: bytes) -> list[tuple[int, int]]:
+    """The (start, end) of each unused tail of an extra malloc arena's heap in a /proc/PID/maps text: an
+    inaccessible anonymous mapping right after a writable anonymous one that starts on a 64 MiB boundary,
+    the two making up 64 MiB. Only the few inaccessible lines are parsed (a grading process has over a
+    thousand lines; splitting every one cost the child 3 ms)."""
+    tails = []
+    at = maps.find(_INACCESSIBLE)
+    while at != -1:
+        line_start = maps.rfind(b"\n", 0, at) + 1
+        line_end = maps.find(b"\n", at)
+        line_end = len(maps) if line_end == -1 else line_end
+        if line_start:
+            line = maps[line_start:line_end].split()
+            before = maps[maps.rfind(b"\n", 0, line_start - 1) + 1:line_start - 1].split()
+            if len(line) == 5 and len(before) == 5 and before[1] == b"rw-p":
+                start, end = (int(x, 16) for x in line[0].split(b"-"))
+                heap, writable_end = (int(x, 16) for x in before[0].split(b"-"))
+                if writable_end == start and heap % ARENA_HEAP == 0 and end - heap == ARENA_HEAP:
+                    tails.append((start, end))
+        at = maps.find(_INACCESSIBLE, line_end)
+    return tails
 
 
 def _address_space() -> int:

@@ -194,6 +194,67 @@ def test_memory_the_parent_freed_is_not_extra_budget() -> None:
     assert out.stdout.split("\n")[:3] == ["memory 10"] * 3, (out.stdout, out.stderr[-2000:])
 
 
+def test_an_arena_the_parent_made_never_grows_over_memory_the_child_mapped() -> None:
+    """The tail of each extra arena's 64 MiB reserve is kept from growing in the child: a thread the child
+    starts takes that arena over, and growing into the reserve costs no new address space (30 MB in 3 kB
+    blocks would fit an 8 MiB budget). Were the tail unmapped instead, the child's next mappings could take its
+    place, and glibc, whose mprotect would then succeed on them, would grow the arena over them: a thread's
+    bytearrays written into another allocator's memory. The child maps 1 MiB right after each arena's
+    writable part where it can, fills it, and has a thread allocate 9 MB.
+
+    Run in a fresh interpreter, so that the parent has just the arena its one thread made."""
+    out = in_fresh_interpreter("""
+        import ctypes, json, mmap, threading
+        from mle_env.grading.address_space import ARENA_HEAP, arena_tails
+        from mle_env.grading.bounded import run_bounded
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.mmap.restype = ctypes.c_void_p
+        libc.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                              ctypes.c_long)
+        MAP_FIXED_NOREPLACE, SIZE = 0x100000, 2**20
+
+        def allocate(n):
+            blocks = [bytearray(3000) for _ in range(n)]
+            return len(blocks)
+
+        thread = threading.Thread(target=allocate, args=(2000,))
+        thread.start()
+        thread.join()
+        tails = len(arena_tails(open("/proc/self/maps", "rb").read()))
+
+        def child():
+            placed = []
+            for line in open("/proc/self/maps"):
+                fields = line.split()
+                start, end = (int(x, 16) for x in fields[0].split("-"))
+                if len(fields) == 5 and fields[1] == "rw-p" and start % ARENA_HEAP == 0 and end - start < ARENA_HEAP:
+                    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_FIXED_NOREPLACE
+                    if libc.mmap(end, SIZE, mmap.PROT_READ | mmap.PROT_WRITE, flags, -1, 0) == end:
+                        ctypes.memset(end, 0x5A, SIZE)
+                        placed.append(end)
+            grower = threading.Thread(target=allocate, args=(3000,))
+            grower.start()
+            grower.join()
+            return [ctypes.string_at(at, SIZE) == b"\\x5a" * SIZE for at in placed]
+
+        def in_a_thread():
+            made = []
+            thread = threading.Thread(target=lambda: made.append(allocate(10_000)))
+            thread.start()
+            thread.join()  # a MemoryError ends the thread without a count
+            return made
+
+        budgets = [run_bounded(in_a_thread, memory=mib * 2**20, seconds=60) for mib in (8, 64)]
+        print(json.dumps([tails, run_bounded(child, memory=2**30, seconds=60), budgets]))
+    """)
+    assert out.returncode == 0, out.stderr[-2000:]
+    tails, intact, budgets = json.loads(out.stdout.split("\n")[0])
+    assert tails >= 1, "the parent's thread made no arena: nothing was tested"
+    assert all(intact), intact
+    assert budgets == [[], [10_000]], budgets
+
+
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="a thread pool needs two cores to start a thread")
 def test_the_child_computes_blas_on_its_own_thread_and_starts_no_pool() -> None:
     """OpenBLAS restarts its whole pool in a forked child on the first openblas_set_num_threads call (a thread
