@@ -32,6 +32,9 @@ MiB = 2**20
 PLUG_MIN = 4096
 #: the address space glibc reserves for each extra malloc arena (HEAP_MAX_SIZE on 64-bit Linux)
 ARENA_HEAP = 64 * MiB
+#: room an arena's heap keeps to grow past the size glibc records for it when its tail is sealed: the
+#: sealing itself allocates, and may grow the arena of the thread that runs it
+SEAL_MARGIN = 1 * MiB
 
 
 def _libc(name: str, restype: type, argtypes: tuple[type, ...]) -> Callable | None:
@@ -55,7 +58,7 @@ def limit_address_space(memory: int) -> None:  # pragma: no cover - runs in the 
     """Set ``RLIMIT_AS`` so that this (child) process can use ``memory`` bytes beyond what its parent left
     it in use (see the module's docstring). Left unset when the address space cannot be read or the limit
     cannot be set; never left at the tight limit under which the free blocks are taken."""
-    _seal_arena_reserves()
+    seal_arena_reserves()
     try:
         mapped = _address_space()
         final = soft_limit(resource.RLIMIT_AS, mapped + memory)
@@ -88,7 +91,7 @@ def plug_free_blocks(cap: int) -> None:  # pragma: no cover - runs in the child
         size //= 2
 
 
-def _seal_arena_reserves() -> None:  # pragma: no cover - runs in the child
+def seal_arena_reserves(maps: bytes | None = None) -> None:  # pragma: no cover - runs in the child
     """Make the unused, inaccessible tails of the extra malloc arenas the parent's threads made unable to grow.
 
     Each such heap is a 64 MiB-aligned reservation whose tail glibc makes writable (mprotect) as the arena
@@ -97,20 +100,37 @@ def _seal_arena_reserves() -> None:  # pragma: no cover - runs in the child
     writable (``/dev/zero``, shared, opened read-only), so glibc's growth fails and malloc turns to another
     arena, or returns NULL: a MemoryError. Unmapping the tail instead would leave a hole that the child's next
     mappings fill, and glibc's mprotect would then succeed on them: the arena would grow over another
-    allocator's memory."""
+    allocator's memory. A tail is sealed from ``SEAL_MARGIN`` past what glibc has made writable, read
+    from the heap's header just before (:func:`_committed`); a region whose header does not look like a
+    heap's is left alone. ``maps``: this process's /proc/self/maps text, read now when not given."""
     if _mmap is None:
         return
     try:
-        with open("/proc/self/maps", "rb") as f:
-            maps = f.read()
+        if maps is None:
+            with open("/proc/self/maps", "rb") as f:
+                maps = f.read()
         fd = os.open("/dev/zero", os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return
     try:
         for start, end in arena_tails(maps):
-            _mmap(start, end - start, _PROT_NONE, mmap.MAP_SHARED | _MAP_FIXED, fd, 0)
+            committed = _committed(end - ARENA_HEAP)
+            if committed is not None:
+                start = max(start, end - ARENA_HEAP + committed + SEAL_MARGIN)
+                if start < end:
+                    _mmap(start, end - start, _PROT_NONE, mmap.MAP_SHARED | _MAP_FIXED, fd, 0)
     finally:
         os.close(fd)
+
+
+def _committed(heap: int) -> int | None:  # pragma: no cover - runs in the child
+    """The bytes of a glibc arena heap made writable so far (its ``heap_info.mprotect_size``, the fourth word
+    at its start), read now: the maps text may be older, the heap of this thread's own arena having grown
+    while it was read. None when the words there do not look like a heap's header."""
+    _, _, size, committed = (ctypes.c_size_t * 4).from_address(heap)
+    if 0 < size <= committed <= ARENA_HEAP and committed % resource.getpagesize() == 0:
+        return int(committed)
+    return None
 
 
 #: what follows the addresses on the line of an inaccessible private anonymous mapping in /proc/PID/maps

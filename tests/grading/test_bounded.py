@@ -255,6 +255,48 @@ def test_an_arena_the_parent_made_never_grows_over_memory_the_child_mapped() -> 
     assert budgets == [[], [10_000]], budgets
 
 
+def test_a_tail_is_sealed_past_what_the_arena_has_grown_to_since_the_maps_were_read() -> None:
+    """The maps text is read, then parsed, while the arena of the thread that reads it may grow (a child
+    forked from a thread other than the main one allocates in that thread's arena). A tail sealed where the
+    text says it starts would take memory malloc had already handed out. Here the child reads the text, grows
+    its own arena by 3 MB, seals with the old text, then writes to and frees what it allocated.
+
+    Run in a fresh interpreter, forking from a thread, so that the child's arena is an extra one."""
+    out = in_fresh_interpreter("""
+        import json, threading
+        from mle_env.grading.address_space import arena_tails, seal_arena_reserves
+        from mle_env.grading.bounded import run_bounded
+
+        def child():
+            stale = open("/proc/self/maps", "rb").read()
+            blocks = [bytearray(3000) for _ in range(1000)]
+            seal_arena_reserves(stale)
+            for block in blocks:
+                block[:] = b"x" * 3000
+            total = sum(block.count(b"x") for block in blocks)
+            del blocks
+            return [len(arena_tails(stale)), total, len([bytearray(3000) for _ in range(1000)])]
+
+        def in_a_thread():
+            try:
+                results.append(run_bounded(child, memory=2**30, seconds=60))
+            except Exception as e:
+                results.append(str(e))
+
+        results = []
+        thread = threading.Thread(target=in_a_thread)
+        thread.start()
+        thread.join()
+        print(json.dumps(results[0]))
+    """)
+    assert out.returncode == 0, out.stderr[-2000:]
+    result = json.loads(out.stdout.split("\n")[0])
+    assert isinstance(result, list), result  # else the child's verdict: "crash: it was killed by SIGSEGV"
+    tails, written, allocated = result
+    assert tails >= 1, "the child's thread arena had no tail: nothing was tested"
+    assert (written, allocated) == (3_000_000, 1000)
+
+
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="a thread pool needs two cores to start a thread")
 def test_the_child_computes_blas_on_its_own_thread_and_starts_no_pool() -> None:
     """OpenBLAS restarts its whole pool in a forked child on the first openblas_set_num_threads call (a thread
