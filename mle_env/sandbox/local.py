@@ -65,6 +65,8 @@ from mle_env.sandbox.tree_removal import remove_tree
 
 WORKDIR = "/home"
 WORKER_INSIDE = "/opt/mle-env/worker.py"
+#: seconds bubblewrap has to build a sandbox and execute its init, once it has forked it
+INIT_START_S = 30.0
 AGENT_UID = 1000
 NOBODY = 65534
 OWNER_FILE = "owner"  # "<pid> <host>" of the process that started the sandbox, for `mle-env gc`
@@ -155,6 +157,7 @@ class LocalSandbox(Sandbox):
         if self.init_pid is None:
             raise SandboxUnavailable(f"bubblewrap did not start the sandbox: {self._exit_message() or 'no output'}; "
                                      + _INSTALL_HINT)
+        self._wait_for_init()
         try:
             self._start_worker(home, tmp, cgroup_files)
         except FileNotFoundError as e:  # the init is gone already: bubblewrap failed after forking it
@@ -166,6 +169,25 @@ class LocalSandbox(Sandbox):
             extra={"isolation": "bubblewrap", "limits": dict(self.enforced), "base": str(self.base),
                    **({"fork_skipped": self.fork_skipped[:20]} if self.fork_skipped else {})},
         )
+
+    def _wait_for_init(self) -> None:
+        """Wait, at most ``INIT_START_S`` seconds, until bubblewrap has built the sandbox and executed its init.
+
+        Bubblewrap reports the init's pid as soon as it has forked it, while the fork still builds the sandbox's
+        root (a tmpfs, then each bind); an action entering its namespaces before then finds no /home (nsenter:
+        "cannot open current working directory"). The init runs only once the root is complete, so the fork's
+        command line turning into the init's says the sandbox is ready. Returns early when the init is gone;
+        starting the worker then reports why."""
+        assert self.init_pid is not None
+        deadline = time.monotonic() + INIT_START_S
+        while time.monotonic() < deadline and self._init_alive():
+            try:
+                args = Path(f"/proc/{self.init_pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                return
+            if args[1:3] == [WORKER_INSIDE.encode(), b"init"]:
+                return
+            time.sleep(0.005)
 
     def _exit_message(self) -> str:
         """The last of what bubblewrap wrote to stderr, once it exited (it is given 10 s)."""
