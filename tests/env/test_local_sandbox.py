@@ -29,6 +29,52 @@ def sandbox(bwrap_ready: None, tmp_path: Path):
     box.close()
 
 
+#: bubblewrap whose fork spends a second building the sandbox's root, before any bind, after it has reported its
+#: pid on --info-fd (the empty sandbox require_bubblewrap starts, without --info-fd, is not slowed)
+SLOW_BWRAP = """#!/bin/sh
+case " $* " in
+  *" --info-fd "*) {{ sleep 1; }} | {bwrap} --file 0 /slow-start "$@" ;;
+  *) exec {bwrap} "$@" ;;
+esac
+"""
+
+
+@pytest.fixture
+def slow_bubblewrap(bwrap_ready: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """``bwrap`` on PATH is :data:`SLOW_BWRAP` (in a folder that nobody, whose uid bubblewrap runs as under
+    root, can reach)."""
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="slow-bwrap-", dir="/tmp"))
+    folder.chmod(0o755)
+    (folder / "bwrap").write_text(SLOW_BWRAP.format(bwrap=require_bubblewrap()))
+    (folder / "bwrap").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}:{os.environ['PATH']}")
+    require_bubblewrap.cache_clear()
+    try:
+        yield
+    finally:
+        require_bubblewrap.cache_clear()
+        shutil.rmtree(folder)
+
+
+def test_the_first_action_waits_for_bubblewrap_to_finish_the_sandbox(slow_bubblewrap: None, tmp_path: Path) -> None:
+    """bubblewrap reports its init's pid while the fork still builds the sandbox's root: an action entering
+    the namespaces then found no /home ("nsenter: cannot open current working directory", on a busy
+    machine). start() returns once the init runs."""
+    public = tmp_path / "public"
+    public.mkdir()
+    (public / "train.csv").write_text("id,x\n1,2\n")
+    box = LocalSandbox(public, SandboxLimits(cpus=1, memory=512 * 2**20, disk=2**30))
+    try:
+        box.start()
+        r = box.exec("shell", "pwd; ls data", 60)
+    finally:
+        box.close()
+    assert (r.exit_code, r.stdout.split()) == (0, ["/home", "train.csv"]), r
+
+
 def test_the_workspace_layout_and_what_it_runs_as(sandbox: LocalSandbox) -> None:
     r = sandbox.exec("shell", "pwd; id -un; ls; echo $HOME; python3 -c 'import sklearn, numpy; print(\"ok\")'", 60)
     lines = r.stdout.split()
