@@ -109,11 +109,14 @@ def seal_arena_reserves(maps: bytes | None = None) -> None:  # pragma: no cover 
         if maps is None:
             with open("/proc/self/maps", "rb") as f:
                 maps = f.read()
+        tails = arena_tails(maps)
+        if not tails:  # a parent whose threads made no arena (or none with room left): nothing to open
+            return
         fd = os.open("/dev/zero", os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return
     try:
-        for start, end in arena_tails(maps):
+        for start, end in tails:
             committed = _committed(end - ARENA_HEAP)
             if committed is not None:
                 start = max(start, end - ARENA_HEAP + committed + SEAL_MARGIN)
